@@ -1,0 +1,184 @@
+"""The lecture's "squares" data: noisy corners of a square, walked in one direction.
+
+Every sequence visits the four corners of the square ``[-1, 1] x [-1, 1]``. It starts at
+any corner and turns either clockwise or counter-clockwise; Gaussian noise moves each
+corner a little. The sequence-to-sequence task of Chapters 1-4 sees the first two corners
+(the *source*) and predicts the next two (the *target*), so the order matters: from the
+same two source corners, the right answer depends on the direction the sequence turns.
+
+Shapes (batch first throughout the library):
+
+* ``N`` -- number of sequences
+* ``L`` -- sequence length (4 corners)
+* ``F`` -- features per point (2 coordinates)
+
+Seeds: by default the generator is a *local* ``np.random.RandomState(seed)``, which draws
+exactly what the lecture's ``np.random.seed(seed)`` did, so ``make_squares(256, seed=13)``
+reproduces the lecture's training points to the last digit -- without touching NumPy's
+global random state. Pass ``rng=np.random.default_rng(...)`` to use the modern
+``np.random.Generator`` API instead (different numbers, same distribution).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch.utils.data import TensorDataset
+
+__all__ = [
+    "CORNERS",
+    "CLOCKWISE",
+    "COUNTER_CLOCKWISE",
+    "make_squares",
+    "square_walks",
+    "signed_area",
+    "split_source_target",
+    "nearest_corner",
+    "corner_accuracy",
+    "seq2seq_datasets",
+]
+
+#: The corners of the square in clockwise order (x right, y up), starting bottom-left.
+CORNERS = np.array([[-1.0, -1.0], [-1.0, 1.0], [1.0, 1.0], [1.0, -1.0]])
+#: Direction label of a clockwise sequence (as in the lecture).
+CLOCKWISE = 1
+#: Direction label of a counter-clockwise sequence.
+COUNTER_CLOCKWISE = 0
+
+
+def make_squares(
+    n: int = 128,
+    seed: int = 13,
+    *,
+    noise: float = 0.1,
+    rng: np.random.Generator | np.random.RandomState | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Draw ``n`` noisy square sequences.
+
+    Args:
+        n: number of sequences.
+        seed: seed of the local ``RandomState`` used when ``rng`` is not given.
+        noise: standard deviation of the Gaussian noise added to every coordinate.
+        rng: a NumPy ``Generator`` or ``RandomState`` to draw from instead of ``seed``.
+
+    Shape:
+        points ``(N, 4, 2)`` float64, directions ``(N,)`` int64 (1 = clockwise).
+
+    Returns:
+        ``(points, directions)``.
+    """
+    if n < 1:
+        raise ValueError(f"n must be a positive number of sequences, got {n}")
+    if noise < 0:
+        raise ValueError(f"noise is a standard deviation and cannot be negative, got {noise}")
+    if rng is None:
+        rng = np.random.RandomState(seed)
+    if isinstance(rng, np.random.Generator):
+        starts = rng.integers(4, size=n)
+        directions = rng.integers(2, size=n)
+        normal = rng.standard_normal
+    elif isinstance(rng, np.random.RandomState):
+        starts = rng.randint(4, size=n)
+        directions = rng.randint(2, size=n)
+        normal = rng.standard_normal
+    else:
+        raise TypeError(
+            f"rng must be np.random.Generator or np.random.RandomState, got {type(rng).__name__}"
+        )
+    points = np.empty((n, 4, 2))
+    for i, (start, direction) in enumerate(zip(starts, directions, strict=True)):
+        walk = CORNERS[(start + np.arange(4)) % 4]  # (4, 2) clockwise from `start`
+        if direction == COUNTER_CLOCKWISE:
+            walk = walk[::-1]  # (4, 2) the same corners walked the other way
+        points[i] = walk + normal((4, 2)) * noise
+    return points, directions.astype(np.int64)
+
+
+def square_walks() -> tuple[np.ndarray, np.ndarray]:
+    """The 8 noise-free sequences: 4 starting corners, clockwise then counter-clockwise.
+
+    Shape:
+        points ``(8, 4, 2)``, directions ``(8,)``.
+    """
+    clockwise = [CORNERS[(start + np.arange(4)) % 4] for start in range(4)]
+    counter = [walk[::-1] for walk in clockwise]
+    directions = np.array([CLOCKWISE] * 4 + [COUNTER_CLOCKWISE] * 4, dtype=np.int64)
+    return np.stack(clockwise + counter), directions
+
+
+def signed_area(points: np.ndarray | torch.Tensor) -> np.ndarray:
+    """Shoelace area of each closed polygon: positive counter-clockwise, negative clockwise.
+
+    Shape:
+        points ``(N, L, 2)`` -> ``(N,)``.
+    """
+    p = np.asarray(points, dtype=float)
+    if p.ndim != 3 or p.shape[-1] != 2:
+        raise ValueError(f"points must have shape (N, L, 2), got {tuple(p.shape)}")
+    x, y = p[..., 0], p[..., 1]  # (N, L) each
+    return 0.5 * np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1)
+
+
+def split_source_target(
+    points: np.ndarray | torch.Tensor, source_len: int = 2
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Split full sequences into source (first ``source_len`` points) and target (the rest).
+
+    Shape:
+        points ``(N, L, F)`` -> source ``(N, S, F)``, target ``(N, L - S, F)`` as float32.
+    """
+    seq = torch.as_tensor(np.asarray(points), dtype=torch.float32)
+    if seq.ndim != 3:
+        raise ValueError(f"points must have shape (N, L, F), got {tuple(seq.shape)}")
+    if not 0 < source_len < seq.shape[1]:
+        raise ValueError(
+            f"source_len must leave at least one point on each side: 0 < {source_len} < "
+            f"{seq.shape[1]} (the sequence length)"
+        )
+    return seq[:, :source_len], seq[:, source_len:]
+
+
+def seq2seq_datasets(
+    train_points: np.ndarray, test_points: np.ndarray, source_len: int = 2
+) -> tuple[TensorDataset, TensorDataset]:
+    """Training and validation datasets for the Trainer.
+
+    Training items are ``(source, target, target)``: the model receives the source and the
+    target (a recurrent decoder may use it for teacher forcing) and the loss compares its
+    output with the last element. Validation items are ``(source, target)``: the model
+    receives the source alone, so it cannot peek at the answer.
+    """
+    train_source, train_target = split_source_target(train_points, source_len)
+    test_source, test_target = split_source_target(test_points, source_len)
+    return (
+        TensorDataset(train_source, train_target, train_target),
+        TensorDataset(test_source, test_target),
+    )
+
+
+def nearest_corner(points: np.ndarray | torch.Tensor) -> np.ndarray:
+    """Index (0-3, into :data:`CORNERS`) of the corner nearest to each point.
+
+    Shape:
+        points ``(..., 2)`` -> ``(...)``.
+    """
+    p = np.asarray(points, dtype=float)
+    if p.shape[-1] != 2:
+        raise ValueError(f"points must end with 2 coordinates, got shape {tuple(p.shape)}")
+    dist = np.linalg.norm(p[..., None, :] - CORNERS, axis=-1)  # (..., 4)
+    return dist.argmin(axis=-1)
+
+
+def corner_accuracy(predicted: np.ndarray | torch.Tensor, target: np.ndarray | torch.Tensor) -> float:
+    """Fraction of predicted points that are nearest to the same corner as the true point.
+
+    A readable companion to the MSE: 1.0 means every predicted point landed nearest the
+    right corner, 0.25 is what guessing a corner at random would give.
+    """
+    pred = np.asarray(predicted, dtype=float)
+    true = np.asarray(target, dtype=float)
+    if pred.shape != true.shape:
+        raise ValueError(
+            f"predicted and target must have the same shape, got {pred.shape} and {true.shape}"
+        )
+    return float(np.mean(nearest_corner(pred) == nearest_corner(true)))

@@ -1,0 +1,185 @@
+"""Recurrent sequence-to-sequence models: a GRU encoder, a GRU decoder, and the loop around them.
+
+Batch first everywhere. Letters used in this module:
+
+* ``B`` -- batch size
+* ``S`` -- source length, ``T`` -- target length (number of decoding steps)
+* ``F`` -- features per step (2 for the squares)
+* ``H`` -- hidden size of the GRUs
+
+A GRU's recurrent state is ``(1, B, H)`` (layers first) even when its inputs are batch
+first: that is PyTorch's convention, and the one place where a "sequence first" shape
+survives in this library.
+
+Unlike the lecture's teaching versions, nothing here is *set* on a module before it is
+called (no ``init_hidden``, no ``self.hidden``): the decoder receives its state and returns
+the new one, so a call depends only on its arguments and two batches can never mix.
+
+Decoder-step protocol, shared with the attention decoders of Chapter 2::
+
+    out, hidden, weights = decoder(x, hidden, memory, memory_key_padding_mask)
+
+``x`` is ``(B, T, F)``, ``memory`` the encoder states ``(B, S, H)``; ``weights`` is the
+attention over the source ``(B, T, S)``, or ``None`` for a decoder without attention.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+
+from course_lib._validate import check_hidden, check_sequence, shape_str
+
+__all__ = ["Seq2SeqConfig", "Encoder", "Decoder", "EncoderDecoder"]
+
+
+@dataclass(frozen=True)
+class Seq2SeqConfig:
+    """Sizes and decoding settings of a recurrent encoder-decoder."""
+
+    n_features: int = 2
+    hidden_dim: int = 2
+    target_len: int = 2
+    teacher_forcing_prob: float = 0.5
+
+
+class Encoder(nn.Module):
+    """A GRU that reads the source and returns every hidden state and the final one.
+
+    Args:
+        n_features: features per source step ``F``.
+        hidden_dim: GRU hidden size ``H``.
+
+    Shape:
+        source ``(B, S, F)`` -> states ``(B, S, H)``, final ``(1, B, H)``.
+    """
+
+    def __init__(self, n_features: int, hidden_dim: int) -> None:
+        super().__init__()
+        self.n_features = n_features
+        self.hidden_dim = hidden_dim
+        self.gru = nn.GRU(n_features, hidden_dim, batch_first=True)
+
+    def forward(self, source: Tensor) -> tuple[Tensor, Tensor]:
+        check_sequence(source, "source", self.n_features)
+        states, final = self.gru(source)  # (B, S, H), (1, B, H)
+        return states, final
+
+
+class Decoder(nn.Module):
+    """A GRU plus a linear layer that turns each hidden state into a predicted point.
+
+    Args:
+        n_features: features per step ``F`` (input and output).
+        hidden_dim: GRU hidden size ``H``.
+
+    Shape:
+        x ``(B, T, F)``, hidden ``(1, B, H)`` -> out ``(B, T, F)``, hidden ``(1, B, H)``.
+        ``memory`` and ``memory_key_padding_mask`` are accepted for the shared decoder-step
+        protocol and ignored: this decoder sees the source only through ``hidden``.
+
+    Returns:
+        ``(out, hidden, None)`` -- no attention weights.
+    """
+
+    def __init__(self, n_features: int, hidden_dim: int) -> None:
+        super().__init__()
+        self.n_features = n_features
+        self.hidden_dim = hidden_dim
+        self.gru = nn.GRU(n_features, hidden_dim, batch_first=True)
+        self.regression = nn.Linear(hidden_dim, n_features)
+
+    def forward(
+        self,
+        x: Tensor,
+        hidden: Tensor,
+        memory: Tensor | None = None,
+        memory_key_padding_mask: Tensor | None = None,
+    ) -> tuple[Tensor, Tensor, None]:
+        check_sequence(x, "decoder input x", self.n_features)
+        check_hidden(hidden, x.shape[0], self.hidden_dim)
+        outputs, hidden = self.gru(x, hidden)  # (B, T, H), (1, B, H)
+        return self.regression(outputs), hidden, None  # (B, T, F)
+
+
+class EncoderDecoder(nn.Module):
+    """Encode the source, then decode ``target_len`` points one step at a time.
+
+    The first decoder input is the last source point (the target continues the source).
+    In training mode, when ``target`` is given, each step flips one coin for the whole
+    batch: with probability ``teacher_forcing_prob`` the next input is the true target
+    point (teacher forcing), otherwise the model's own prediction. In eval mode the model
+    always feeds back its own predictions and never reads ``target``, whatever is passed.
+
+    Args:
+        encoder: returns ``(states (B, S, H), final (1, B, H))`` for a source.
+        decoder: follows the decoder-step protocol of this module.
+        target_len: number of points to generate ``T``.
+        teacher_forcing_prob: probability of teacher forcing at each training step.
+
+    Shape:
+        source ``(B, S, F)``, target ``(B, T, F)`` -> predictions ``(B, T, F)``;
+        with ``need_weights=True`` also the attention weights ``(B, T, S)`` (or ``None``).
+    """
+
+    def __init__(
+        self,
+        encoder: nn.Module,
+        decoder: nn.Module,
+        target_len: int,
+        teacher_forcing_prob: float = 0.5,
+    ) -> None:
+        super().__init__()
+        if target_len < 1:
+            raise ValueError(f"target_len must be at least 1, got {target_len}")
+        if not 0.0 <= teacher_forcing_prob <= 1.0:
+            raise ValueError(f"teacher_forcing_prob is a probability, got {teacher_forcing_prob}")
+        self.encoder = encoder
+        self.decoder = decoder
+        self.target_len = target_len
+        self.teacher_forcing_prob = teacher_forcing_prob
+
+    @classmethod
+    def from_config(cls, config: Seq2SeqConfig) -> EncoderDecoder:
+        """The plain GRU encoder-decoder of Chapter 1, built from a config."""
+        return cls(
+            Encoder(config.n_features, config.hidden_dim),
+            Decoder(config.n_features, config.hidden_dim),
+            config.target_len,
+            config.teacher_forcing_prob,
+        )
+
+    def forward(
+        self,
+        source: Tensor,
+        target: Tensor | None = None,
+        source_key_padding_mask: Tensor | None = None,
+        need_weights: bool = False,
+    ) -> Tensor | tuple[Tensor, Tensor | None]:
+        check_sequence(source, "source")
+        use_target = self.training and target is not None
+        if use_target:
+            check_sequence(target, "target", source.shape[-1])
+            expected = (source.shape[0], self.target_len, source.shape[-1])
+            if tuple(target.shape) != expected:
+                raise ValueError(
+                    f"target must have shape (B, T, F) = {expected} to match the source and "
+                    f"target_len={self.target_len}, got {shape_str(target)}"
+                )
+        memory, hidden = self.encoder(source)  # (B, S, H), (1, B, H)
+        x = source[:, -1:]  # (B, 1, F): the last known point starts the decoding
+        outputs, weights = [], []
+        for t in range(self.target_len):
+            out, hidden, w = self.decoder(x, hidden, memory, source_key_padding_mask)
+            outputs.append(out)  # (B, 1, F)
+            weights.append(w)  # (B, 1, S) or None
+            teacher_forced = use_target and bool(torch.rand(()) < self.teacher_forcing_prob)
+            x = target[:, t : t + 1] if teacher_forced else out
+        predictions = torch.cat(outputs, dim=1)  # T x (B, 1, F) -> (B, T, F)
+        if not need_weights:
+            return predictions
+        if weights[0] is None:
+            return predictions, None
+        return predictions, torch.cat(weights, dim=1)  # T x (B, 1, S) -> (B, T, S)

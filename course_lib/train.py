@@ -1,0 +1,200 @@
+"""A small training loop: fit, evaluate, predict, checkpoint.
+
+The ``Trainer`` is deliberately plain -- one loop you can read in a minute -- with the
+things a course needs: a tqdm progress bar, the loss history, a device chosen once,
+reproducible shuffling, and a ``predict`` that cannot leave the model in the wrong mode.
+
+Batches: every batch a loader yields is a tuple ``(*inputs, target)``. The model is called
+as ``model(*inputs)`` and the loss as ``loss_fn(output, target)``. A sequence-to-sequence
+training set can therefore hand the target to the model as an input (for teacher forcing)
+while its validation set hands over the source alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import random
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+from torch.utils.data import DataLoader
+from tqdm.std import tqdm
+
+__all__ = ["default_device", "seed_everything", "Trainer"]
+
+
+@functools.lru_cache(maxsize=1)
+def default_device() -> torch.device:
+    """The device every chapter uses: the first GPU if there is one, else the CPU.
+
+    Chosen once per process. Set ``COURSE_DEVICE=cpu`` (or ``cuda:1``...) to override.
+    """
+    requested = os.environ.get("COURSE_DEVICE")
+    if requested:
+        return torch.device(requested)
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python's, NumPy's and PyTorch's global generators (CPU and all GPUs)."""
+    random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002 -- seeding the legacy global generator is the point
+    torch.manual_seed(seed)
+
+
+def _to(obj, device: torch.device):
+    if isinstance(obj, Tensor):
+        return obj.to(device)
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_to(o, device) for o in obj)
+    return obj
+
+
+class Trainer:
+    """Fit a model with an optimizer and keep its loss history.
+
+    Args:
+        model: the module to train; moved to ``device``.
+        loss_fn: ``loss_fn(output, target) -> scalar tensor``.
+        optimizer: built on ``model.parameters()``.
+        device: where to train; defaults to :func:`default_device`.
+
+    Attributes:
+        losses: mean training loss of every epoch (per sample).
+        val_losses: mean validation loss of every epoch, when a validation loader is given.
+    """
+
+    def __init__(
+        self,
+        model: nn.Module,
+        loss_fn: Callable[[Tensor, Tensor], Tensor],
+        optimizer: torch.optim.Optimizer,
+        device: torch.device | str | None = None,
+    ) -> None:
+        self.device = torch.device(device) if device is not None else default_device()
+        self.model = model.to(self.device)
+        self.loss_fn = loss_fn
+        self.optimizer = optimizer
+        self.losses: list[float] = []
+        self.val_losses: list[float] = []
+
+    @property
+    def epochs(self) -> int:
+        """Number of epochs trained so far."""
+        return len(self.losses)
+
+    def _split(self, batch) -> tuple[tuple, Tensor]:
+        if not isinstance(batch, (tuple, list)) or len(batch) < 2:
+            raise ValueError(
+                "each batch must be a tuple (*inputs, target) with at least one input; "
+                "build the dataset as TensorDataset(inputs, target)"
+            )
+        batch = _to(batch, self.device)
+        return tuple(batch[:-1]), batch[-1]
+
+    def _run_epoch(self, loader: Iterable, train: bool) -> float:
+        total, count = 0.0, 0
+        self.model.train(train)
+        with torch.set_grad_enabled(train):
+            for batch in loader:
+                inputs, target = self._split(batch)
+                loss = self.loss_fn(self.model(*inputs), target)
+                if train:
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+                total += loss.item() * len(target)
+                count += len(target)
+        if count == 0:
+            raise ValueError("the data loader yielded no batches: is the dataset empty?")
+        return total / count
+
+    def evaluate(self, loader: Iterable) -> float:
+        """Mean loss per sample over ``loader``, in eval mode and without gradients.
+
+        The model's previous train/eval mode is restored afterwards.
+        """
+        was_training = self.model.training
+        try:
+            return self._run_epoch(loader, train=False)
+        finally:
+            self.model.train(was_training)
+
+    def fit(
+        self,
+        train_loader: DataLoader,
+        val_loader: DataLoader | None = None,
+        epochs: int = 1,
+        seed: int | None = None,
+        progress: bool = True,
+        desc: str = "Training",
+    ) -> Trainer:
+        """Train for ``epochs`` more epochs and return ``self``.
+
+        Args:
+            train_loader: batches ``(*inputs, target)``.
+            val_loader: optional batches for the validation loss after every epoch.
+            epochs: number of epochs to run.
+            seed: when given, re-seeds PyTorch's global generator and the train loader's
+                own ``generator`` (if it has one) so shuffling and teacher-forcing coins
+                are the same on every run.
+            progress: show a tqdm progress bar with the latest losses.
+            desc: label of the progress bar.
+        """
+        if epochs < 1:
+            raise ValueError(f"epochs must be at least 1, got {epochs}")
+        if seed is not None:
+            torch.manual_seed(seed)
+            generator = getattr(train_loader, "generator", None)
+            if generator is not None:
+                generator.manual_seed(seed)
+        bar = tqdm(range(epochs), desc=desc, unit="epoch", disable=not progress, file=sys.stdout)
+        for _ in bar:
+            self.losses.append(self._run_epoch(train_loader, train=True))
+            postfix = {"loss": f"{self.losses[-1]:.4f}"}
+            if val_loader is not None:
+                self.val_losses.append(self.evaluate(val_loader))
+                postfix["val_loss"] = f"{self.val_losses[-1]:.4f}"
+            bar.set_postfix(postfix, refresh=False)
+        bar.close()
+        return self
+
+    def predict(self, *inputs: Tensor, **kwargs):
+        """Run the model in eval mode without gradients; return its output on the CPU.
+
+        Keyword arguments go to the model (e.g. ``need_weights=True``). The model's previous
+        train/eval mode is restored afterwards.
+        """
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            with torch.no_grad():
+                output = self.model(*_to(inputs, self.device), **kwargs)
+        finally:
+            self.model.train(was_training)
+        return _to(output, torch.device("cpu"))
+
+    def save_checkpoint(self, path: str | os.PathLike) -> None:
+        """Save model, optimizer and loss history (plain tensors and numbers only)."""
+        torch.save(
+            {
+                "model": self.model.state_dict(),
+                "optimizer": self.optimizer.state_dict(),
+                "losses": list(self.losses),
+                "val_losses": list(self.val_losses),
+            },
+            Path(path),
+        )
+
+    def load_checkpoint(self, path: str | os.PathLike) -> None:
+        """Restore what :meth:`save_checkpoint` saved, with ``torch.load(weights_only=True)``."""
+        state = torch.load(Path(path), map_location=self.device, weights_only=True)
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.losses = list(state["losses"])
+        self.val_losses = list(state["val_losses"])

@@ -1,0 +1,126 @@
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from course_lib.data import (
+    CLOCKWISE,
+    CORNERS,
+    corner_accuracy,
+    make_squares,
+    nearest_corner,
+    seq2seq_datasets,
+    signed_area,
+    split_source_target,
+    square_walks,
+)
+
+
+def test_shapes_and_types():
+    points, directions = make_squares(n=7, seed=3)
+    assert points.shape == (7, 4, 2) and points.dtype == np.float64
+    assert directions.shape == (7,) and directions.dtype == np.int64
+    assert set(np.unique(directions)) <= {0, 1}
+
+
+def test_same_seed_same_data_other_seed_other_data():
+    a, da = make_squares(n=50, seed=5)
+    b, db = make_squares(n=50, seed=5)
+    c, _ = make_squares(n=50, seed=6)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(da, db)
+    assert not np.allclose(a, c)
+
+
+def test_reproduces_the_lecture_points():
+    # The lecture prints full_train[1:2, :2] for generate_sequences(n=256, seed=13).
+    points, _ = make_squares(n=256, seed=13)
+    expected = np.array([[-1.0442, -0.9045], [-0.9980, 1.0863]])
+    np.testing.assert_allclose(points[1, :2], expected, atol=5e-5)
+
+
+def test_does_not_touch_numpy_global_state():
+    np.random.seed(123)
+    before = np.random.get_state()[1].copy()
+    make_squares(n=10, seed=1)
+    assert np.array_equal(np.random.get_state()[1], before)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 40), modern=st.booleans())
+def test_every_sequence_turns_in_its_labelled_direction(seed, n, modern):
+    rng = np.random.default_rng(seed) if modern else None
+    points, directions = make_squares(n=n, seed=seed, rng=rng)
+    clockwise = signed_area(points) < 0  # the shoelace area is negative for clockwise polygons
+    np.testing.assert_array_equal(clockwise, directions == CLOCKWISE)
+    # every point is a noisy corner, and the four corners are all visited
+    corners = nearest_corner(points)
+    assert all(len(set(row)) == 4 for row in corners)
+
+
+def test_generator_api_is_deterministic_and_differs_from_legacy():
+    a, _ = make_squares(n=20, rng=np.random.default_rng(7))
+    b, _ = make_squares(n=20, rng=np.random.default_rng(7))
+    legacy, _ = make_squares(n=20, seed=7)
+    np.testing.assert_array_equal(a, b)
+    assert not np.allclose(a, legacy)
+
+
+def test_noise_zero_gives_exact_corners():
+    points, _ = make_squares(n=30, seed=2, noise=0.0)
+    assert np.all(np.isin(points, [-1.0, 1.0]))
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"n": 0}, "positive number"),
+        ({"noise": -0.1}, "cannot be negative"),
+        ({"rng": 42}, "np.random.Generator"),
+    ],
+)
+def test_bad_arguments(kwargs, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        make_squares(**kwargs)
+
+
+def test_square_walks_are_the_eight_sequences():
+    walks, directions = square_walks()
+    assert walks.shape == (8, 4, 2)
+    assert len({w.tobytes() for w in walks}) == 8
+    steps = np.abs(np.diff(walks, axis=1)).sum(-1)  # neighbours differ in one coordinate by 2
+    assert np.all(steps == 2)
+    np.testing.assert_array_equal(signed_area(walks) < 0, directions == CLOCKWISE)
+
+
+def test_split_source_target():
+    points, _ = make_squares(n=5)
+    source, target = split_source_target(points)
+    assert source.shape == (5, 2, 2) and target.shape == (5, 2, 2)
+    assert source.dtype == torch.float32
+    torch.testing.assert_close(torch.cat([source, target], 1), torch.as_tensor(points).float())
+    with pytest.raises(ValueError, match="source_len"):
+        split_source_target(points, source_len=4)
+    with pytest.raises(ValueError, match=r"\(N, L, F\)"):
+        split_source_target(points[0])
+
+
+def test_datasets_hide_the_target_from_validation_inputs():
+    train, val = seq2seq_datasets(make_squares(8, 1)[0], make_squares(4, 2)[0])
+    source, target_in, target = train[0]
+    assert torch.equal(target_in, target)
+    assert len(val[0]) == 2  # (source, target): the model only ever gets the source
+
+
+def test_corner_metrics():
+    assert list(nearest_corner(CORNERS * 0.9)) == [0, 1, 2, 3]
+    truth = torch.tensor([[[-1.0, -1.0], [1.0, 1.0]]])
+    assert corner_accuracy(truth * 0.8, truth) == 1.0
+    assert corner_accuracy(-truth, truth) == 0.0
+    with pytest.raises(ValueError, match="same shape"):
+        corner_accuracy(truth[:, :1], truth)
+    with pytest.raises(ValueError, match="2 coordinates"):
+        nearest_corner(np.zeros((3, 3)))
+    with pytest.raises(ValueError, match=r"\(N, L, 2\)"):
+        signed_area(np.zeros((3, 2)))

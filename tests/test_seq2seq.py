@@ -1,0 +1,148 @@
+import dataclasses
+
+import pytest
+import torch
+from torch import nn
+
+from course_lib.seq2seq import Decoder, Encoder, EncoderDecoder, Seq2SeqConfig
+
+
+def make_model(f=2, h=3, t=2, p=0.5, seed=0):
+    torch.manual_seed(seed)
+    return EncoderDecoder(Encoder(f, h), Decoder(f, h), target_len=t, teacher_forcing_prob=p)
+
+
+def test_encoder_shapes_and_parity_with_nn_gru():
+    torch.manual_seed(0)
+    encoder = Encoder(3, 5)
+    gru = nn.GRU(3, 5, batch_first=True)
+    gru.load_state_dict(encoder.gru.state_dict())
+    x = torch.randn(4, 6, 3)
+    states, final = encoder(x)
+    ref_states, ref_final = gru(x)
+    assert states.shape == (4, 6, 5) and final.shape == (1, 4, 5)
+    torch.testing.assert_close(states, ref_states, rtol=0, atol=0)
+    torch.testing.assert_close(final, ref_final, rtol=0, atol=0)
+    torch.testing.assert_close(final[0], states[:, -1])
+
+
+def test_decoder_steps_equal_one_gru_pass():
+    """Decoding step by step with explicit state equals nn.GRU over the whole sequence."""
+    torch.manual_seed(1)
+    decoder = Decoder(2, 4)
+    x, h0 = torch.randn(3, 5, 2), torch.randn(1, 3, 4)
+    all_at_once, h_all, weights = decoder(x, h0)
+    assert weights is None
+    hidden, steps = h0, []
+    for t in range(5):
+        out, hidden, _ = decoder(x[:, t : t + 1], hidden)
+        steps.append(out)
+    torch.testing.assert_close(torch.cat(steps, 1), all_at_once)
+    torch.testing.assert_close(hidden, h_all)
+    ref = nn.GRU(2, 4, batch_first=True)
+    ref.load_state_dict(decoder.gru.state_dict())
+    torch.testing.assert_close(decoder.regression(ref(x, h0)[0]), all_at_once)
+
+
+def test_decoder_keeps_no_state_between_calls():
+    torch.manual_seed(2)
+    decoder = Decoder(2, 2)
+    x, h = torch.randn(1, 1, 2), torch.randn(1, 1, 2)
+    first = decoder(x, h)[0]
+    second = decoder(x, h)[0]
+    torch.testing.assert_close(first, second)
+    assert not hasattr(decoder, "hidden")
+
+
+def test_eval_mode_never_reads_the_target_nor_the_rng():
+    model = make_model().eval()
+    source = torch.randn(4, 2, 2)
+    state = torch.get_rng_state()
+    without = model(source)
+    with_garbage = model(source, torch.full((4, 2, 2), 1e6))
+    assert torch.equal(torch.get_rng_state(), state)
+    torch.testing.assert_close(without, with_garbage, rtol=0, atol=0)
+
+
+def test_full_teacher_forcing_equals_parallel_decoding():
+    model = make_model(p=1.0).train()
+    source, target = torch.randn(3, 2, 2), torch.randn(3, 2, 2)
+    _, hidden = model.encoder(source)
+    shifted = torch.cat([source[:, -1:], target[:, :-1]], dim=1)  # (B, T, F)
+    expected, _, _ = model.decoder(shifted, hidden)
+    torch.testing.assert_close(model(source, target), expected)
+
+
+def test_no_teacher_forcing_in_training_equals_eval():
+    model = make_model(p=0.0)
+    source, target = torch.randn(3, 2, 2), torch.randn(3, 2, 2)
+    trained = model.train()(source, target)
+    evaluated = model.eval()(source, target)
+    torch.testing.assert_close(trained, evaluated)
+
+
+def test_teacher_forcing_probability_is_respected():
+    model = make_model(t=2, p=0.3)
+    source, target = torch.randn(1, 2, 2), torch.randn(1, 2, 2)
+    with torch.no_grad():
+        free = model.eval()(source)[:, 1]
+        _, hidden = model.encoder(source)
+        shifted = torch.cat([source[:, -1:], target[:, :1]], dim=1)
+        forced = model.decoder(shifted, hidden)[0][:, 1]
+        model.train()
+        torch.manual_seed(0)
+        second_steps = [model(source, target)[:, 1] for _ in range(1000)]
+    n_forced = sum(torch.allclose(s, forced) for s in second_steps)
+    n_free = sum(torch.allclose(s, free) for s in second_steps)
+    assert n_forced + n_free == 1000
+    assert 250 < n_forced < 350  # p = 0.3
+
+
+def test_gradients_reach_every_parameter():
+    model = make_model().train()
+    source, target = torch.randn(5, 2, 2), torch.randn(5, 2, 2)
+    loss = nn.functional.mse_loss(model(source, target), target)
+    loss.backward()
+    for name, p in model.named_parameters():
+        assert p.grad is not None and p.grad.abs().sum() > 0, name
+
+
+def test_need_weights_without_attention():
+    predictions, weights = make_model().eval()(torch.randn(2, 2, 2), need_weights=True)
+    assert predictions.shape == (2, 2, 2) and weights is None
+
+
+def test_from_config():
+    cfg = Seq2SeqConfig(n_features=3, hidden_dim=7, target_len=4, teacher_forcing_prob=0.25)
+    model = EncoderDecoder.from_config(cfg)
+    assert model.encoder.gru.hidden_size == 7 and model.target_len == 4
+    assert model(torch.randn(2, 5, 3)).shape == (2, 4, 3)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cfg.hidden_dim = 3
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda m: m(torch.randn(2, 2)), r"batch-first.*unsqueeze\(0\)"),
+        (lambda m: m(torch.randn(2, 2, 3)), "3 features per step but the model was built for 2"),
+        (lambda m: m(torch.randn(2, 0, 2)), "empty sequence"),
+        (lambda m: m(torch.ones(2, 2, 2, dtype=torch.long)), "floating-point"),
+        (lambda m: m.train()(torch.randn(2, 2, 2), torch.randn(2, 3, 2)), "target must have shape"),
+    ],
+)
+def test_clear_errors(call, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        call(make_model(h=2))
+
+
+def test_hidden_shape_error_explains_batch_first_mistake():
+    decoder = Decoder(2, 4)
+    with pytest.raises(ValueError, match=r"transpose\(0, 1\)"):
+        decoder(torch.randn(3, 1, 2), torch.randn(3, 1, 4))
+
+
+@pytest.mark.parametrize("kwargs", [{"target_len": 0}, {"target_len": 2, "teacher_forcing_prob": 1.5}])
+def test_bad_constructor_arguments(kwargs):
+    with pytest.raises(ValueError):
+        EncoderDecoder(Encoder(2, 2), Decoder(2, 2), **kwargs)

@@ -1,0 +1,173 @@
+"""Generate the student exercise notebooks from the chapters' exercise sections.
+
+    python tools/make_student.py            write exercises/<chapter>_exercises.ipynb
+    python tools/make_student.py --check    exit 1 if any committed student notebook is stale
+
+The chapter notebook is the single source of truth. Its exercise section runs from the
+markdown cell that starts with ``## Exercises`` to the next ``## `` heading. In it:
+
+* ```{exercise}``` directives become plain Markdown headings (they read well on Colab);
+* everything between ```{solution-start}``` and ```{solution-end}``` is solution: markdown
+  cells are dropped, code between ``# BEGIN SOLUTION`` and ``# END SOLUTION`` becomes
+  ``# YOUR CODE HERE`` + ``raise NotImplementedError``, and code cells without markers are
+  dropped;
+* ```{solution}``` directives (written answers) are dropped;
+* outputs and execution counts are cleared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import nbtools  # noqa: E402
+
+BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
+EXERCISE = re.compile(r"^```\{exercise\}\s*(?P<title>.*)\n(?P<body>.*?)^```\s*$", re.S | re.M)
+OPTION = re.compile(r"^:[\w-]+:.*\n", re.M)
+
+
+class StudentError(ValueError):
+    """The chapter's exercise section does not follow the conventions above."""
+
+
+def student_path(chapter: Path) -> Path:
+    return nbtools.EXERCISES / f"{chapter.stem}_exercises.ipynb"
+
+
+def exercise_section(nb: nbformat.NotebookNode, name: str) -> list:
+    starts = [
+        i for i, c in enumerate(nb.cells)
+        if c.cell_type == "markdown" and c.source.startswith("## Exercises")
+    ]
+    if len(starts) != 1:
+        raise StudentError(f"{name}: expected one '## Exercises' cell, found {len(starts)}")
+    start = starts[0]
+    end = next(
+        (
+            i for i in range(start + 1, len(nb.cells))
+            if nb.cells[i].cell_type == "markdown" and nb.cells[i].source.startswith("## ")
+        ),
+        len(nb.cells),
+    )
+    return nb.cells[start:end]
+
+
+def strip_solution(source: str, where: str) -> str:
+    lines, out, inside = source.splitlines(), [], False
+    for line in lines:
+        stripped = line.strip()
+        if stripped == BEGIN:
+            if inside:
+                raise StudentError(f"{where}: nested '{BEGIN}'")
+            inside = True
+            indent = line[: len(line) - len(line.lstrip())]
+            out += [f"{indent}# YOUR CODE HERE", f"{indent}raise NotImplementedError"]
+        elif stripped == END:
+            if not inside:
+                raise StudentError(f"{where}: '{END}' without '{BEGIN}'")
+            inside = False
+        elif not inside:
+            out.append(line)
+    if inside:
+        raise StudentError(f"{where}: '{BEGIN}' is never closed")
+    return "\n".join(out)
+
+
+def exercise_markdown(source: str, number: int) -> str:
+    def replace(match: re.Match) -> str:
+        title = match["title"].strip()
+        body = OPTION.sub("", match["body"]).strip()
+        heading = f"## Exercise {number}" + (f": {title}" if title else "")
+        return f"{heading}\n\n{body}\n"
+
+    return EXERCISE.sub(replace, source).strip()
+
+
+def build_student(chapter: Path) -> nbformat.NotebookNode:
+    nb = nbtools.read(chapter)
+    section = exercise_section(nb, chapter.name)
+    title = next(
+        (c.source.splitlines()[0].lstrip("# ").strip() for c in nb.cells if c.cell_type == "markdown"),
+        chapter.stem,
+    )
+    header = nbformat.v4.new_markdown_cell(
+        f"# Exercises: {title}\n\n"
+        f"These are the exercises of the chapter [{title}](../chapters/{chapter.name}), "
+        "without their solutions. Replace every `# YOUR CODE HERE` / "
+        "`raise NotImplementedError` with your code, then run the check cell below it: "
+        "it tests your function on several cases and tells you, in words, what is off.\n\n"
+        f"*Generated from `chapters/{chapter.name}` by `make student`; edit the chapter, "
+        "not this file.*"
+    )
+    cells = [nbtools.new_setup_cell(), header]
+    in_solution, number = False, 0
+    for i, cell in enumerate(section[1:], start=1):
+        where = f"{chapter.name}, exercise section cell {i}"
+        src = cell.source.strip()
+        if cell.cell_type == "markdown":
+            if src.startswith("```{solution-start}"):
+                in_solution = True
+                continue
+            if "```{solution-end}" in src:  # may follow the solution's closing words
+                in_solution = False
+                continue
+            if in_solution or src.startswith("```{solution}"):
+                continue
+            if "```{exercise}" in src:
+                number += 1
+                cells.append(nbformat.v4.new_markdown_cell(exercise_markdown(cell.source, number)))
+            else:
+                cells.append(nbformat.v4.new_markdown_cell(cell.source))
+        elif cell.cell_type == "code":
+            has_markers = BEGIN in cell.source
+            if in_solution and not has_markers:
+                continue
+            cells.append(nbformat.v4.new_code_cell(strip_solution(cell.source, where)))
+    if in_solution:
+        raise StudentError(f"{chapter.name}: a solution-start is never closed")
+    if number == 0:
+        raise StudentError(f"{chapter.name}: the exercise section has no exercise directive")
+    student = nbformat.v4.new_notebook(cells=cells, metadata=nb.metadata.copy())
+    student.metadata.pop("course", None)
+    for cell in student.cells:  # stable ids: regenerating gives the same file
+        cell.pop("id", None)
+    student.nbformat_minor = 4
+    return student
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Generate student exercise notebooks.")
+    parser.add_argument("--check", action="store_true", help="only check they are up to date")
+    args = parser.parse_args()
+    stale = []
+    for chapter in nbtools.chapter_notebooks():
+        target = student_path(chapter)
+        text = nbformat.writes(build_student(chapter)) + "\n"
+        current = target.read_text(encoding="utf-8") if target.exists() else None
+        if text == current:
+            continue
+        if args.check:
+            stale.append(target)
+        else:
+            target.parent.mkdir(exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            print(f"wrote {target.relative_to(nbtools.ROOT)}")
+    expected = {student_path(c) for c in nbtools.chapter_notebooks()}
+    orphans = [p for p in nbtools.student_notebooks() if p not in expected]
+    if args.check and (stale or orphans):
+        for p in stale:
+            print(f"stale: {p.relative_to(nbtools.ROOT)} (run `make student`)", file=sys.stderr)
+        for p in orphans:
+            print(f"orphan: {p.relative_to(nbtools.ROOT)} has no chapter", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
