@@ -153,13 +153,19 @@ class Trainer:
             generator = getattr(train_loader, "generator", None)
             if generator is not None:
                 generator.manual_seed(seed)
-        bar = tqdm(range(epochs), desc=desc, unit="epoch", disable=not progress, file=sys.stdout)
+        bar = tqdm(
+            range(epochs),
+            desc=desc,
+            disable=not progress,
+            file=sys.stdout,
+            bar_format="{l_bar}{bar:10}| {n_fmt}/{total_fmt} epochs [{elapsed}{postfix}]",
+        )
         for _ in bar:
             self.losses.append(self._run_epoch(train_loader, train=True))
-            postfix = {"loss": f"{self.losses[-1]:.4f}"}
+            postfix = {"loss": f"{self.losses[-1]:.4f}"}  # 4 decimals: stable across runs
             if val_loader is not None:
                 self.val_losses.append(self.evaluate(val_loader))
-                postfix["val_loss"] = f"{self.val_losses[-1]:.4f}"
+                postfix["val"] = f"{self.val_losses[-1]:.4f}"
             bar.set_postfix(postfix, refresh=False)
         bar.close()
         return self

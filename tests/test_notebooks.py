@@ -5,8 +5,9 @@ committed without outputs would "pass". These tests close that gap and check the
 conventions every notebook shares.
 """
 
-import nbtools
 import pytest
+
+import nbtools
 
 CHAPTERS = nbtools.chapter_notebooks()
 ALL = CHAPTERS + nbtools.student_notebooks()

@@ -6,11 +6,12 @@
 * With the chapter's solutions, every check passes.
 """
 
-import make_student
 import nbformat
-import nbtools
 import pytest
 from nbclient import NotebookClient
+
+import make_student
+import nbtools
 
 CHAPTERS = nbtools.chapter_notebooks()
 

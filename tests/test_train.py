@@ -28,7 +28,7 @@ def test_fit_lowers_the_loss_and_records_history(capsys):
     assert len(trainer.losses) == len(trainer.val_losses) == trainer.epochs == 20
     assert trainer.losses[-1] < 0.01 * trainer.losses[0]
     out = capsys.readouterr().out
-    assert "toy" in out and "20/20" in out and "val_loss=" in out
+    assert "toy" in out and "20/20" in out and "val=" in out
 
 
 def test_fit_is_deterministic_with_a_seed():

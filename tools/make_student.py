@@ -28,7 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import nbtools  # noqa: E402
 
 BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
-EXERCISE = re.compile(r"^```\{exercise\}\s*(?P<title>.*)\n(?P<body>.*?)^```\s*$", re.S | re.M)
+EXERCISE = re.compile(
+    r"^```\{exercise\}[ \t]*(?P<title>[^\n]*)\n(?P<body>.*?)^```[ \t]*$", re.S | re.M
+)
 OPTION = re.compile(r"^:[\w-]+:.*\n", re.M)
 
 

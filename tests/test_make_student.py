@@ -1,0 +1,71 @@
+"""The student-notebook generator's rules, on small synthetic notebooks."""
+
+import nbformat
+import pytest
+
+import make_student as ms
+
+
+def chapter(tmp_path, cells):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Demo chapter")] + cells
+    path = tmp_path / "99_demo.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+
+EXERCISE = "```{exercise} Add one\n:label: ex-add\n\nWrite `add_one(x)`.\n```"
+START = "```{solution-start} ex-add\n:class: dropdown\n```"
+SOLUTION = "def add_one(x):\n    '''Add one.'''\n    # BEGIN SOLUTION\n    y = x + 1\n    return y\n    # END SOLUTION"
+
+
+def test_solutions_become_todo_and_exercises_plain_markdown(tmp_path):
+    path = chapter(tmp_path, [
+        md("Chapter text, not in the student notebook."),
+        md("## Exercises\n\nIntro with a link."),
+        code("import math"),
+        md(EXERCISE),
+        md(START),
+        code(SOLUTION),
+        md("Why this works (solution prose).\n\n```{solution-end}\n```"),
+        code("check(add_one)"),
+        md("```{exercise} Explain\n:label: ex-why\n\nWhy?\n```\n"),
+        md("```{solution} ex-why\n:class: dropdown\n\nBecause.\n```"),
+        md(START.replace("ex-add", "ex-why")),
+        code("print('a whole-cell solution, dropped')"),
+        md("```{solution-end}\n```"),
+        md("## Summary\n\nNot in the student notebook."),
+    ])
+    nb = ms.build_student(path)
+    sources = [c.source for c in nb.cells]
+    assert sources[1].startswith("# Exercises: Demo chapter")
+    assert sources[2:] == [
+        "import math",
+        "## Exercise 1: Add one\n\nWrite `add_one(x)`.",
+        "def add_one(x):\n    '''Add one.'''\n    # YOUR CODE HERE\n    raise NotImplementedError",
+        "check(add_one)",
+        "## Exercise 2: Explain\n\nWhy?",
+    ]
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+
+
+def test_generation_is_deterministic(tmp_path):
+    path = chapter(tmp_path, [md("## Exercises"), md(EXERCISE), code("x = 1")])
+    assert nbformat.writes(ms.build_student(path)) == nbformat.writes(ms.build_student(path))
+
+
+@pytest.mark.parametrize(
+    "cells, message",
+    [
+        ([md("no exercise section")], "expected one '## Exercises'"),
+        ([md("## Exercises"), code("x = 1")], "no exercise directive"),
+        ([md("## Exercises"), md(EXERCISE), md(START), code(SOLUTION)], "never closed"),
+        ([md("## Exercises"), md(EXERCISE), code("# BEGIN SOLUTION\nx = 1")], "never closed"),
+        ([md("## Exercises"), md(EXERCISE), code("x = 1\n# END SOLUTION")], "without"),
+    ],
+)
+def test_malformed_sections_are_reported(tmp_path, cells, message):
+    with pytest.raises(ms.StudentError, match=message):
+        ms.build_student(chapter(tmp_path, cells))
