@@ -94,3 +94,76 @@ def test_student_errors_are_reported_not_hidden():
         check_decoder_inputs(broken)
     with pytest.raises(CheckFailed, match="pass the function itself"):
         check_decoder_inputs(42)
+
+
+# --- Chapter 2 ----------------------------------------------------------------------------
+
+from course_lib.checks import (  # noqa: E402
+    check_additive_scores,
+    check_masked_softmax,
+    check_padding_mask,
+    check_scaled_dot_product_attention,
+)
+
+
+def good_masked_softmax(scores, mask):
+    empty = mask.all(-1, keepdim=True)
+    s = scores.masked_fill(mask, float("-inf")).masked_fill(empty, 0.0)
+    return s.softmax(-1).masked_fill(empty, 0.0)
+
+
+def test_masked_softmax_check():
+    check_masked_softmax(good_masked_softmax)
+    with pytest.raises(CheckFailed, match="NaN"):
+        check_masked_softmax(lambda s, m: s.masked_fill(m, float("-inf")).softmax(-1))
+    with pytest.raises(CheckFailed, match="polarity is flipped|True means BLOCKED"):
+        check_masked_softmax(lambda s, m: good_masked_softmax(s, ~m))
+    with pytest.raises(CheckFailed, match="in place"):
+        check_masked_softmax(lambda s, m: good_masked_softmax(s.masked_fill_(m, -1e9), m))
+    with pytest.raises(CheckFailed, match="weight up to"):
+        check_masked_softmax(lambda s, m: s.softmax(-1))
+    with pytest.raises(CheckFailed, match="sum to"):
+        check_masked_softmax(lambda s, m: s.masked_fill(m, -1e9).softmax(-2).masked_fill(m, 0))
+    with pytest.raises(CheckFailed, match="not implemented yet"):
+        check_masked_softmax(not_implemented)
+
+
+def sdpa(q, k, v, m, scale=None):
+    scores = q @ k.transpose(-2, -1) * (scale if scale is not None else q.shape[-1] ** -0.5)
+    w = good_masked_softmax(scores, m if m is not None else torch.zeros_like(scores, dtype=torch.bool))
+    return w @ v, w
+
+
+def test_scaled_dot_product_attention_check():
+    check_scaled_dot_product_attention(sdpa)
+    with pytest.raises(CheckFailed, match="not scaled"):
+        check_scaled_dot_product_attention(lambda *a: sdpa(*a, scale=1.0))
+    with pytest.raises(CheckFailed, match="pair"):
+        check_scaled_dot_product_attention(lambda *a: sdpa(*a)[0])
+    with pytest.raises(CheckFailed, match="not implemented yet"):
+        check_scaled_dot_product_attention(not_implemented)
+
+
+def additive(q, k, w_q, w_k, w_v, tanh=True):
+    features = (q @ w_q.T).unsqueeze(2) + (k @ w_k.T).unsqueeze(1)
+    return ((torch.tanh(features) if tanh else features) @ w_v.T).squeeze(-1)
+
+
+def test_additive_scores_check():
+    check_additive_scores(additive)
+    with pytest.raises(CheckFailed, match="tanh is missing"):
+        check_additive_scores(lambda *a: additive(*a, tanh=False))
+    with pytest.raises(CheckFailed, match="these are the weights"):
+        check_additive_scores(lambda *a: additive(*a).softmax(-1))
+    with pytest.raises(CheckFailed, match="squeeze the last axis"):
+        check_additive_scores(lambda *a: additive(*a).unsqueeze(-1))
+
+
+def test_padding_mask_check():
+    check_padding_mask(lambda lengths, n: torch.arange(n) >= lengths[:, None])
+    with pytest.raises(CheckFailed, match="polarity is flipped"):
+        check_padding_mask(lambda lengths, n: torch.arange(n) < lengths[:, None])
+    with pytest.raises(CheckFailed, match="off by one"):
+        check_padding_mask(lambda lengths, n: torch.arange(n) > lengths[:, None])
+    with pytest.raises(CheckFailed, match="boolean"):
+        check_padding_mask(lambda lengths, n: (torch.arange(n) >= lengths[:, None]).float())

@@ -47,3 +47,39 @@ def test_plot_squares_errors():
         plot_squares(points, directions[:2])
     with pytest.raises(ValueError, match="predicted must have shape"):
         plot_squares(points, directions, predicted=np.zeros((3, 1, 2)))
+
+
+def test_attention_heatmap_labels_and_values():
+    from course_lib.plots import attention_heatmap
+
+    w = torch.tensor([[0.9, 0.1], [0.2, 0.8]])
+    fig = attention_heatmap(w, ["p1", "p2"], ["p3", "p4"], title="H")
+    ax = fig.axes[0]
+    assert ax.get_title() == "H" and ax.get_xlabel() == "key (source)"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["p1", "p2"]
+    assert sorted(t.get_text() for t in ax.texts) == ["0.10", "0.20", "0.80", "0.90"]
+    with pytest.raises(ValueError, match="3 x_labels for 2 keys"):
+        attention_heatmap(w, ["a", "b", "c"])
+    with pytest.raises(ValueError, match=r"one \(T, S\) matrix"):
+        attention_heatmap(torch.rand(2, 2, 2))
+
+
+def test_attention_heatmaps_grid():
+    from course_lib.plots import attention_heatmaps
+
+    fig = attention_heatmaps(torch.rand(5, 2, 3).softmax(-1), titles=list("abcde"), n_cols=3)
+    titled = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert titled == list("abcde")
+    with pytest.raises(ValueError, match=r"\(N, T, S\)"):
+        attention_heatmaps(torch.rand(2, 3))
+
+
+def test_plot_query_keys():
+    from course_lib.plots import plot_query_keys
+
+    q, k = torch.tensor([0.55, 0.95]), torch.tensor([[0.65, 0.2], [0.85, -0.4], [-0.95, -0.75]])
+    fig = plot_query_keys(q, k, context=torch.tensor([0.57, -0.1]))
+    text = "\n".join(t.get_text() for t in fig.axes[0].texts)
+    assert "0.73 x 1.10 x 0.68 = 0.55" in text and "= -1.23" in text
+    with pytest.raises(ValueError, match=r"query must be \(2,\)"):
+        plot_query_keys(torch.zeros(3), k)

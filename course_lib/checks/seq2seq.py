@@ -1,82 +1,16 @@
-"""Self-checks for the exercises: run your answer on several cases and explain what is off.
-
-Each ``check_*`` function takes the function you wrote, calls it on a few cases, compares
-the result with the library's own implementation and either prints a one-line success or
-raises :class:`CheckFailed` whose message says, in words, what differs -- and, for the
-common mistakes, what the likely cause is. A function that still raises
-``NotImplementedError`` fails with a message saying so.
-"""
+"""Self-checks for Chapter 1 (sequence to sequence)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import torch
 from torch import Tensor, nn
 
+from course_lib.checks._core import ATOL, CheckFailed, _call, _compare, _passed
 from course_lib.seq2seq import Decoder, Encoder, EncoderDecoder
 
-__all__ = ["CheckFailed", "check_gru_cell", "check_decoder_inputs", "check_greedy_decode"]
-
-ATOL = 1e-5
-
-
-class CheckFailed(AssertionError):
-    """Your answer does not match the reference; the message says how."""
-
-
-def _call(fn: Callable, name: str, *args):
-    __tracebackhide__ = True
-    if not callable(fn):
-        raise CheckFailed(f"pass the function itself, e.g. check(my_function), not {fn!r}")
-    try:
-        return fn(*args)
-    except NotImplementedError:
-        raise CheckFailed(
-            f"{name} is not implemented yet: replace `raise NotImplementedError` with your code."
-        ) from None
-    except Exception as err:
-        raise CheckFailed(f"{name} raised {type(err).__name__}: {err}") from err
-
-
-def _fmt(shape) -> str:
-    return "(" + ", ".join(str(s) for s in shape) + ")"
-
-
-def _compare(
-    got,
-    expected: Tensor,
-    name: str,
-    case: str,
-    mistakes: Sequence[tuple[Tensor, str]] = (),
-) -> None:
-    """Raise CheckFailed unless ``got`` equals ``expected``; name a known mistake if it fits."""
-    __tracebackhide__ = True
-    if not isinstance(got, Tensor):
-        raise CheckFailed(f"{name} should return a torch.Tensor, got {type(got).__name__} ({case})")
-    if tuple(got.shape) != tuple(expected.shape):
-        raise CheckFailed(
-            f"{name} returned shape {_fmt(got.shape)}, expected {_fmt(expected.shape)} ({case})"
-        )
-    got = got.detach().to("cpu", expected.dtype)
-    if torch.allclose(got, expected, atol=ATOL):
-        return
-    for wrong, explanation in mistakes:
-        if torch.allclose(got, wrong, atol=ATOL):
-            raise CheckFailed(f"{name}: {explanation} ({case})")
-    worst = (got - expected).abs().max().item()
-    raise CheckFailed(
-        f"{name} returned the right shape but different values ({case}): the largest "
-        f"difference is {worst:.4g}. Expected\n{expected}\ngot\n{got}"
-    )
-
-
-def _passed(name: str, n_cases: int) -> None:
-    print(f"✓ {name}: all {n_cases} cases agree with the reference.")
-
-
-# --- Chapter 1 --------------------------------------------------------------------------
-
+__all__ = ["check_gru_cell", "check_decoder_inputs", "check_greedy_decode"]
 
 def _gru_variants(x, h, w_ih, w_hh, b_ih, b_hh):
     """The GRU update and three classic mistakes, as tensors."""

@@ -1,0 +1,32 @@
+"""Self-checks for the exercises: run your answer on several cases and explain what is off.
+
+Each ``check_*`` function takes the function you wrote, calls it on a few cases, compares
+the result with the library's own implementation and either prints a one-line success or
+raises :class:`CheckFailed` whose message says, in words, what differs -- and, for the
+common mistakes, what the likely cause is. A function that still raises
+``NotImplementedError`` fails with a message saying so.
+
+One module per chapter; everything is importable from ``course_lib.checks``.
+"""
+
+from course_lib.checks._core import CheckFailed
+from course_lib.checks.attention import (
+    check_additive_scores,
+    check_masked_softmax,
+    check_padding_mask,
+    check_scaled_dot_product_attention,
+)
+from course_lib.checks.seq2seq import check_decoder_inputs, check_greedy_decode, check_gru_cell
+
+__all__ = [
+    "CheckFailed",
+    # Chapter 1
+    "check_gru_cell",
+    "check_decoder_inputs",
+    "check_greedy_decode",
+    # Chapter 2
+    "check_masked_softmax",
+    "check_scaled_dot_product_attention",
+    "check_additive_scores",
+    "check_padding_mask",
+]

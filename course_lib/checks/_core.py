@@ -1,0 +1,64 @@
+"""What every self-check shares: calling the answer safely, comparing, explaining."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import torch
+from torch import Tensor
+
+ATOL = 1e-5
+
+
+class CheckFailed(AssertionError):
+    """Your answer does not match the reference; the message says how."""
+
+
+def _call(fn: Callable, name: str, *args):
+    __tracebackhide__ = True
+    if not callable(fn):
+        raise CheckFailed(f"pass the function itself, e.g. check(my_function), not {fn!r}")
+    try:
+        return fn(*args)
+    except NotImplementedError:
+        raise CheckFailed(
+            f"{name} is not implemented yet: replace `raise NotImplementedError` with your code."
+        ) from None
+    except Exception as err:
+        raise CheckFailed(f"{name} raised {type(err).__name__}: {err}") from err
+
+
+def _fmt(shape) -> str:
+    return "(" + ", ".join(str(s) for s in shape) + ")"
+
+
+def _compare(
+    got,
+    expected: Tensor,
+    name: str,
+    case: str,
+    mistakes: Sequence[tuple[Tensor, str]] = (),
+) -> None:
+    """Raise CheckFailed unless ``got`` equals ``expected``; name a known mistake if it fits."""
+    __tracebackhide__ = True
+    if not isinstance(got, Tensor):
+        raise CheckFailed(f"{name} should return a torch.Tensor, got {type(got).__name__} ({case})")
+    if tuple(got.shape) != tuple(expected.shape):
+        raise CheckFailed(
+            f"{name} returned shape {_fmt(got.shape)}, expected {_fmt(expected.shape)} ({case})"
+        )
+    got = got.detach().to("cpu", expected.dtype)
+    if torch.allclose(got, expected, atol=ATOL):
+        return
+    for wrong, explanation in mistakes:
+        if torch.allclose(got, wrong, atol=ATOL):
+            raise CheckFailed(f"{name}: {explanation} ({case})")
+    worst = (got - expected).abs().max().item()
+    raise CheckFailed(
+        f"{name} returned the right shape but different values ({case}): the largest "
+        f"difference is {worst:.4g}. Expected\n{expected}\ngot\n{got}"
+    )
+
+
+def _passed(name: str, n_cases: int) -> None:
+    print(f"✓ {name}: all {n_cases} cases agree with the reference.")

@@ -1,0 +1,196 @@
+"""course_lib.attention: parity with PyTorch, masks, fully masked rows, gradients, errors."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from course_lib.attention import (
+    AdditiveAttention,
+    Attention,
+    causal_mask,
+    masked_softmax,
+    merge_masks,
+    padding_mask,
+    scaled_dot_product_attention,
+)
+
+
+@st.composite
+def attention_inputs(draw):
+    batch = draw(st.lists(st.integers(1, 3), min_size=0, max_size=2))  # any leading dims
+    t, s = draw(st.integers(1, 5)), draw(st.integers(1, 6))
+    e, ev = draw(st.integers(1, 8)), draw(st.integers(1, 8))
+    seed = draw(st.integers(0, 2**31 - 1))
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(*batch, t, e, generator=g, dtype=torch.float64)
+    k = torch.randn(*batch, s, e, generator=g, dtype=torch.float64)
+    v = torch.randn(*batch, s, ev, generator=g, dtype=torch.float64)
+    mask_shape = draw(st.sampled_from(["none", "full", "keys", "tq"]))
+    if mask_shape == "none":
+        mask = None
+    elif mask_shape == "full":
+        mask = torch.rand(*batch, t, s, generator=g) < draw(st.floats(0, 0.9))
+    elif mask_shape == "keys":  # one mask row for all queries, broadcast
+        mask = (torch.rand(*batch, 1, s, generator=g) < 0.5)
+    else:  # a (T, S) mask shared by the batch
+        mask = torch.rand(t, s, generator=g) < 0.5
+    return q, k, v, mask
+
+
+@settings(max_examples=150, deadline=None)
+@given(attention_inputs())
+def test_parity_with_torch_sdpa(inputs):
+    q, k, v, mask = inputs
+    q0, k0, v0 = q.clone(), k.clone(), v.clone()
+    mask0 = None if mask is None else mask.clone()
+    context, weights = scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    # inputs are never modified
+    assert torch.equal(q, q0) and torch.equal(k, k0) and torch.equal(v, v0)
+    assert (mask is None) or torch.equal(mask, mask0)
+    # PyTorch's polarity is the opposite: True = takes part
+    reference = F.scaled_dot_product_attention(q, k, v, attn_mask=None if mask is None else ~mask)
+    blocked = torch.zeros(weights.shape, dtype=torch.bool) if mask is None else mask.expand(weights.shape)
+    empty = blocked.all(-1)  # (..., T): rows where every key is blocked
+    torch.testing.assert_close(context[~empty], reference[~empty], rtol=1e-9, atol=1e-9)
+    # rows sum to 1, blocked positions are exactly 0, fully masked rows are all zeros
+    sums = weights.sum(-1)
+    torch.testing.assert_close(sums[~empty], torch.ones_like(sums[~empty]))
+    assert torch.all(weights[blocked] == 0)
+    assert torch.all(weights[empty] == 0) and torch.all(context[empty] == 0)
+    assert not torch.isnan(context).any()
+
+
+def test_float_mask_is_added():
+    q, k, v = torch.randn(2, 3, 4), torch.randn(2, 5, 4), torch.randn(2, 5, 2)
+    bias = torch.randn(3, 5)
+    ours, _ = scaled_dot_product_attention(q, k, v, attn_mask=bias)
+    torch.testing.assert_close(ours, F.scaled_dot_product_attention(q, k, v, attn_mask=bias))
+
+
+def test_gradcheck_float64_with_masks():
+    g = torch.Generator().manual_seed(0)
+    q = torch.randn(2, 3, 4, dtype=torch.float64, generator=g, requires_grad=True)
+    k = torch.randn(2, 5, 4, dtype=torch.float64, generator=g, requires_grad=True)
+    v = torch.randn(2, 5, 3, dtype=torch.float64, generator=g, requires_grad=True)
+    mask = torch.rand(2, 3, 5, generator=g) < 0.4
+    mask[0, 1] = True  # one fully masked row: its gradients must be zeros, not NaN
+    assert torch.autograd.gradcheck(
+        lambda q, k, v: scaled_dot_product_attention(q, k, v, attn_mask=mask), (q, k, v)
+    )
+    context, _ = scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    context.sum().backward()
+    assert not torch.isnan(q.grad).any() and torch.all(q.grad[0, 1] == 0)
+
+
+def test_masked_softmax_forms_agree_and_do_not_mutate():
+    scores = torch.randn(2, 3, 4)
+    before = scores.clone()
+    lens = torch.tensor([2, 4])
+    by_lens = masked_softmax(scores, valid_lens=lens)
+    by_mask = masked_softmax(scores, torch.arange(4) >= lens[:, None, None])
+    torch.testing.assert_close(by_lens, by_mask)
+    assert torch.equal(scores, before)
+    assert torch.all(by_lens[0, :, 2:] == 0)
+    per_query = masked_softmax(scores, valid_lens=torch.tensor([[1, 3, 0], [4, 4, 2]]))
+    assert torch.all(per_query[0, 2] == 0)  # zero valid keys: a row of zeros, not uniform
+    torch.testing.assert_close(per_query[0, 0], torch.tensor([1.0, 0, 0, 0]))
+    torch.testing.assert_close(masked_softmax(scores), scores.softmax(-1))
+
+
+def test_masked_softmax_errors():
+    scores = torch.randn(2, 3, 4)
+    with pytest.raises(ValueError, match="not both"):
+        masked_softmax(scores, torch.zeros(2, 3, 4, dtype=torch.bool), valid_lens=torch.tensor([1, 2]))
+    with pytest.raises(TypeError, match="boolean"):
+        masked_softmax(scores, torch.zeros(2, 3, 4))
+    with pytest.raises(ValueError, match="does not fit"):
+        masked_softmax(scores, torch.zeros(3, 4, 2, dtype=torch.bool))
+    with pytest.raises(ValueError, match=r"\(B,\) or \(B, T\)"):
+        masked_softmax(scores, valid_lens=torch.ones(2, 3, 4))
+    with pytest.raises(ValueError, match="last axis"):
+        masked_softmax(scores, dim=1)
+
+
+def test_mask_builders():
+    tokens = torch.tensor([[5, 6, 0], [7, 0, 0]])
+    assert padding_mask(tokens, pad_id=0).tolist() == [[False, False, True], [False, True, True]]
+    assert padding_mask(torch.tensor([3, 1])).tolist() == [[False, False, False], [False, True, True]]
+    assert padding_mask(torch.tensor([1]), max_len=2).tolist() == [[False, True]]
+    assert causal_mask(3).tolist() == [[False, True, True], [False, False, True], [False, False, False]]
+    with pytest.raises(ValueError, match=r"lengths must lie in \[0, max_len=2\]"):
+        padding_mask(torch.tensor([3]), max_len=2)
+    with pytest.raises(ValueError, match="pad_id"):
+        padding_mask(tokens)
+    with pytest.raises(TypeError, match="integers"):
+        padding_mask(torch.tensor([1.0]))
+    with pytest.raises(ValueError, match="at least 1"):
+        causal_mask(0)
+
+
+def test_merge_masks():
+    attn = causal_mask(3)  # (T, S)
+    kpm = torch.tensor([[False, False, True], [False, True, True]])  # (B, S)
+    merged = merge_masks(attn, kpm)
+    assert merged.shape == (2, 3, 3)
+    assert merged[1].tolist() == [[False, True, True], [False, True, True], [False, True, True]]
+    as_float = merge_masks(torch.zeros(3, 3), kpm)
+    assert torch.equal(torch.isneginf(as_float), kpm[:, None, :].expand(2, 3, 3))
+    assert merge_masks(attn, None) is attn
+    with pytest.raises(ValueError, match=r"\(B, S\)"):
+        merge_masks(attn, kpm[0])
+
+
+def test_clear_errors_for_mismatched_shapes():
+    q, k, v = torch.randn(2, 3, 4), torch.randn(2, 5, 4), torch.randn(2, 5, 6)
+    with pytest.raises(ValueError, match="same width E"):
+        scaled_dot_product_attention(q, torch.randn(2, 5, 3), v)
+    with pytest.raises(ValueError, match="same length S"):
+        scaled_dot_product_attention(q, k, torch.randn(2, 4, 6))
+    with pytest.raises(ValueError, match=r"attn_mask of shape \(5, 3\) does not fit"):
+        scaled_dot_product_attention(q, k, v, attn_mask=torch.zeros(5, 3, dtype=torch.bool))
+    with pytest.raises(TypeError, match="boolean .* or float"):
+        scaled_dot_product_attention(q, k, v, attn_mask=torch.zeros(3, 5, dtype=torch.long))
+    with pytest.raises(ValueError, match="length, features"):
+        scaled_dot_product_attention(torch.randn(4), k, v)
+
+
+def test_additive_attention_shapes_masks_and_different_widths():
+    torch.manual_seed(0)
+    attention = AdditiveAttention(query_dim=3, key_dim=5, hidden_dim=7)
+    q, k, v = torch.randn(2, 4, 3), torch.randn(2, 6, 5), torch.randn(2, 6, 2)
+    context, weights = attention(q, k, v, key_padding_mask=padding_mask(torch.tensor([6, 2])))
+    assert context.shape == (2, 4, 2) and weights.shape == (2, 4, 6)
+    torch.testing.assert_close(weights.sum(-1), torch.ones(2, 4))
+    assert torch.all(weights[1, :, 2:] == 0)
+    manual = attention.w_v(torch.tanh(attention.w_q(q)[:, :, None] + attention.w_k(k)[:, None])).squeeze(-1)
+    torch.testing.assert_close(weights[0], manual[0].softmax(-1))
+    with pytest.raises(ValueError, match="query must be"):
+        attention(torch.randn(2, 4, 5), k, v)
+    with pytest.raises(ValueError, match="same length S"):
+        attention(q, k, v[:, :3])
+
+
+def test_attention_module_projections_and_masks():
+    torch.manual_seed(1)
+    attention = Attention(hidden_dim=4, input_dim=3)
+    q, k = torch.randn(2, 2, 3), torch.randn(2, 5, 3)
+    context, weights = attention(q, k)  # values default to the raw keys
+    expected_w = torch.softmax(attention.q_proj(q) @ attention.k_proj(k).transpose(1, 2) / 2.0, -1)
+    torch.testing.assert_close(weights, expected_w)
+    torch.testing.assert_close(context, expected_w @ k)
+    _, masked = attention(q, k, key_padding_mask=padding_mask(torch.tensor([5, 1])))
+    assert torch.all(masked[1, :, 1:] == 0)
+    assert attention(q, k, need_weights=False)[1] is None
+    projected = Attention(hidden_dim=4, input_dim=3, proj_values=True)
+    assert projected(q, k)[0].shape == (2, 2, 4)
+    with pytest.raises(ValueError, match=r"key must be \(\.\.\., length, 3\)"):
+        attention(q, torch.randn(2, 5, 4))
+
+
+def test_modules_keep_no_state():
+    attention = Attention(2)
+    q, k = torch.randn(1, 1, 2), torch.randn(1, 3, 2)
+    attention(q, k)
+    assert set(vars(attention)) <= set(vars(Attention(2)))  # nothing new was stored
