@@ -146,12 +146,14 @@ def plot_squares(
     return fig
 
 
-def _heatmap(ax, w: np.ndarray, x_labels, y_labels, annotate: bool, vmax: float) -> object:
+def _heatmap(
+    ax, w: np.ndarray, x_labels, y_labels, annotate: bool, vmax: float, label_every: int = 1
+) -> object:
     image = ax.imshow(w, cmap="viridis", vmin=0.0, vmax=vmax, aspect="auto")
-    ax.set_xticks(range(w.shape[1]))
-    ax.set_yticks(range(w.shape[0]))
-    ax.set_xticklabels(x_labels if x_labels is not None else range(w.shape[1]))
-    ax.set_yticklabels(y_labels if y_labels is not None else range(w.shape[0]))
+    for axis, labels, n in ((ax.xaxis, x_labels, w.shape[1]), (ax.yaxis, y_labels, w.shape[0])):
+        ticks = list(range(0, n, label_every))
+        axis.set_ticks(ticks)
+        axis.set_ticklabels([labels[i] if labels is not None else i for i in ticks])
     if annotate:
         for (i, j), value in np.ndenumerate(w):
             color = "black" if value > 0.6 * vmax else "white"
@@ -177,6 +179,8 @@ def attention_heatmap(
     ylabel: str = "query (target)",
     annotate: bool = True,
     figsize: tuple[float, float] | None = None,
+    vmax: float | None = 1.0,
+    label_every: int = 1,
 ) -> Figure:
     """Heatmap of one attention matrix: a row per query, a column per key.
 
@@ -184,7 +188,12 @@ def attention_heatmap(
         weights: ``(T, S)`` (or ``(1, T, S)``) tensor or array; rows normally sum to 1.
         x_labels: names of the ``S`` keys; y_labels: names of the ``T`` queries.
         annotate: write each weight in its cell (for small matrices).
+        vmax: top of the colour scale; 1.0 makes heatmaps comparable, ``None`` uses the
+            largest weight (for large matrices whose weights are all small).
+        label_every: label every n-th row and column (for large matrices).
     """
+    if label_every < 1:
+        raise ValueError(f"label_every must be at least 1, got {label_every}")
     w = _weights_2d(weights)
     if x_labels is not None and len(x_labels) != w.shape[1]:
         raise ValueError(f"{len(x_labels)} x_labels for {w.shape[1]} keys")
@@ -193,7 +202,8 @@ def attention_heatmap(
     if figsize is None:
         figsize = (min(1.2 * w.shape[1] + 2.5, 12), min(0.8 * w.shape[0] + 1.8, 10))
     fig, ax = plt.subplots(figsize=figsize)
-    image = _heatmap(ax, w, x_labels, y_labels, annotate, vmax=max(1.0, float(w.max())))
+    top = float(w.max()) if vmax is None else vmax
+    image = _heatmap(ax, w, x_labels, y_labels, annotate, vmax=top, label_every=label_every)
     fig.colorbar(image, ax=ax, label="weight")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)

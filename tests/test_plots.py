@@ -83,3 +83,17 @@ def test_plot_query_keys():
     assert "0.73 x 1.10 x 0.68 = 0.55" in text and "= -1.23" in text
     with pytest.raises(ValueError, match=r"query must be \(2,\)"):
         plot_query_keys(torch.zeros(3), k)
+
+
+def test_attention_heatmap_scale_and_sparse_labels():
+    from course_lib.plots import attention_heatmap
+
+    w = torch.full((20, 20), 0.05)
+    labels = [str(i) for i in range(20)]
+    fig = attention_heatmap(w, labels, labels, annotate=False, vmax=None, label_every=5)
+    ax = fig.axes[0]
+    assert ax.images[0].get_clim() == (0.0, pytest.approx(0.05))
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "5", "10", "15"]
+    assert attention_heatmap(w, annotate=False).axes[0].images[0].get_clim() == (0.0, 1.0)
+    with pytest.raises(ValueError, match="label_every"):
+        attention_heatmap(w, label_every=0)

@@ -91,7 +91,9 @@ def exercise_markdown(source: str, number: int) -> str:
     return EXERCISE.sub(replace, source).strip()
 
 
-def build_student(chapter: Path) -> nbformat.NotebookNode:
+def build_student(chapter: Path, keep_solutions: bool = False) -> nbformat.NotebookNode:
+    """The student notebook of ``chapter``; with ``keep_solutions`` the marked solution code
+    stays in (the tests run that version to show every check passes)."""
     nb = nbtools.read(chapter)
     section = exercise_section(nb, chapter.name)
     title = next(
@@ -130,7 +132,8 @@ def build_student(chapter: Path) -> nbformat.NotebookNode:
             has_markers = BEGIN in cell.source
             if in_solution and not has_markers:
                 continue
-            cells.append(nbformat.v4.new_code_cell(strip_solution(cell.source, where)))
+            source = cell.source if keep_solutions else strip_solution(cell.source, where)
+            cells.append(nbformat.v4.new_code_cell(source))
     if in_solution:
         raise StudentError(f"{chapter.name}: a solution-start is never closed")
     if number == 0:
@@ -146,9 +149,10 @@ def build_student(chapter: Path) -> nbformat.NotebookNode:
 def main() -> int:
     parser = argparse.ArgumentParser(description="Generate student exercise notebooks.")
     parser.add_argument("--check", action="store_true", help="only check they are up to date")
+    parser.add_argument("chapters", nargs="*", type=Path, help="default: every chapter")
     args = parser.parse_args()
     stale = []
-    for chapter in nbtools.chapter_notebooks():
+    for chapter in [p.resolve() for p in args.chapters] or nbtools.chapter_notebooks():
         target = student_path(chapter)
         text = nbformat.writes(build_student(chapter)) + "\n"
         current = target.read_text(encoding="utf-8") if target.exists() else None
@@ -161,7 +165,7 @@ def main() -> int:
             target.write_text(text, encoding="utf-8")
             print(f"wrote {target.relative_to(nbtools.ROOT)}")
     expected = {student_path(c) for c in nbtools.chapter_notebooks()}
-    orphans = [p for p in nbtools.student_notebooks() if p not in expected]
+    orphans = [p for p in nbtools.student_notebooks() if p not in expected] if not args.chapters else []
     if args.check and (stale or orphans):
         for p in stale:
             print(f"stale: {p.relative_to(nbtools.ROOT)} (run `make student`)", file=sys.stderr)
