@@ -1,4 +1,4 @@
-"""Attention: scores, masks, softmax, and the modules built on them.
+"""Attention: scaled dot-product and additive scores, and the modules built on them.
 
 Batch first. Letters used in this module:
 
@@ -25,6 +25,16 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from course_lib._validate import shape_str
+from course_lib.masking import (
+    _apply_mask,
+    _check_mask,
+    _softmax_with_empty_rows,
+    as_additive,
+    causal_mask,
+    masked_softmax,
+    merge_masks,
+    padding_mask,
+)
 
 __all__ = [
     "masked_softmax",
@@ -34,27 +44,8 @@ __all__ = [
     "scaled_dot_product_attention",
     "AdditiveAttention",
     "Attention",
+    "MultiHeadAttention",
 ]
-
-
-def _check_mask(mask: Tensor, scores_shape: torch.Size, name: str) -> None:
-    if not isinstance(mask, Tensor):
-        raise TypeError(f"{name} must be a tensor, got {type(mask).__name__}")
-    if mask.dtype != torch.bool and not torch.is_floating_point(mask):
-        raise TypeError(
-            f"{name} must be boolean (True = blocked) or float (added to the scores), "
-            f"got {mask.dtype}; use mask.bool()"
-        )
-    try:
-        shape = torch.broadcast_shapes(mask.shape, scores_shape)
-    except RuntimeError:
-        shape = None
-    if shape != scores_shape:
-        raise ValueError(
-            f"{name} of shape {shape_str(mask)} does not fit the attention scores of shape "
-            f"(..., T, S) = {tuple(scores_shape)}: it must broadcast to them, e.g. (T, S), "
-            f"(B, T, S) or (B, 1, S)"
-        )
 
 
 def _check_width(x: Tensor, width: int, name: str) -> None:
@@ -62,121 +53,6 @@ def _check_width(x: Tensor, width: int, name: str) -> None:
         raise ValueError(
             f"{name} must be (..., length, {width}) for this module, got {shape_str(x)}"
         )
-
-
-def _apply_mask(scores: Tensor, mask: Tensor | None) -> Tensor:
-    if mask is None:
-        return scores
-    if mask.dtype == torch.bool:
-        return scores.masked_fill(mask, float("-inf"))  # a new tensor: the input is untouched
-    return scores + mask
-
-
-def _softmax_with_empty_rows(scores: Tensor, dim: int = -1) -> Tensor:
-    """Softmax where a row of only ``-inf`` gives zeros (and zero gradients), not NaN."""
-    empty = torch.isneginf(scores).all(dim=dim, keepdim=True)
-    weights = torch.softmax(scores.masked_fill(empty, 0.0), dim=dim)
-    return weights.masked_fill(empty, 0.0)
-
-
-def masked_softmax(
-    scores: Tensor,
-    mask: Tensor | None = None,
-    valid_lens: Tensor | None = None,
-    dim: int = -1,
-) -> Tensor:
-    """Softmax over the last axis that gives blocked positions exactly zero weight.
-
-    Give either a boolean ``mask`` (True = blocked) or ``valid_lens`` (the number of keys
-    each row may use: the first ``valid_lens`` positions), not both. ``scores`` is never
-    modified. A row with no allowed position gives all zeros.
-
-    Args:
-        scores: attention scores ``(..., T, S)``.
-        mask: boolean, broadcastable to ``scores``.
-        valid_lens: ``(B,)`` (one length per sequence) or ``(B, T)`` (one per query).
-        dim: must be the last axis (-1); kept for readability at call sites.
-
-    Returns:
-        weights of the same shape as ``scores``; every row sums to 1 or is all zeros.
-    """
-    if dim not in (-1, scores.ndim - 1):
-        raise ValueError("masked_softmax works over the last axis (dim=-1)")
-    if mask is not None and valid_lens is not None:
-        raise ValueError("give either mask or valid_lens, not both")
-    if valid_lens is not None:
-        if scores.ndim < 2:
-            raise ValueError(f"scores must be (..., T, S) to use valid_lens, got {shape_str(scores)}")
-        lens = torch.as_tensor(valid_lens, device=scores.device)
-        positions = torch.arange(scores.shape[-1], device=scores.device)  # (S,)
-        if lens.ndim == scores.ndim - 2:  # one length per sequence: (B,) for (B, T, S)
-            mask = (positions >= lens[..., None])[..., None, :]  # (..., 1, S)
-        elif lens.ndim == scores.ndim - 1:  # one length per query: (B, T)
-            mask = positions >= lens[..., None]  # (..., T, S)
-        else:
-            raise ValueError(
-                f"valid_lens of shape {shape_str(lens)} does not fit scores {shape_str(scores)}: "
-                "use (B,) or (B, T)"
-            )
-    if mask is not None:
-        _check_mask(mask, scores.shape, "mask")
-        if mask.dtype != torch.bool:
-            raise TypeError("masked_softmax takes a boolean mask (True = blocked)")
-    return _softmax_with_empty_rows(_apply_mask(scores, mask))
-
-
-def padding_mask(x: Tensor, pad_id: int | None = None, max_len: int | None = None) -> Tensor:
-    """Key padding mask ``(B, S)``, True at padding positions.
-
-    Two forms:
-
-    * ``padding_mask(tokens, pad_id=0)``: ``tokens`` ``(B, S)`` holds token ids;
-    * ``padding_mask(lengths, max_len=S)``: ``lengths`` ``(B,)`` holds sequence lengths
-      (``max_len`` defaults to the longest).
-    """
-    if pad_id is not None:
-        if x.ndim != 2:
-            raise ValueError(f"tokens must be (B, S) to build a padding mask, got {shape_str(x)}")
-        return x == pad_id
-    if x.ndim != 1:
-        raise ValueError(
-            f"lengths must be (B,), got {shape_str(x)}; for token ids pass pad_id=..."
-        )
-    if torch.is_floating_point(x):
-        raise TypeError("lengths must be integers")
-    longest = int(x.max()) if len(x) else 0
-    max_len = longest if max_len is None else max_len
-    if (x < 0).any() or longest > max_len:
-        raise ValueError(f"lengths must lie in [0, max_len={max_len}], got {x.tolist()}")
-    return torch.arange(max_len, device=x.device) >= x[:, None]  # (B, S)
-
-
-def causal_mask(size: int, device: torch.device | str | None = None) -> Tensor:
-    """``(T, T)`` mask, True above the diagonal: query ``t`` may not see keys after ``t``."""
-    if size < 1:
-        raise ValueError(f"size must be at least 1, got {size}")
-    return torch.ones(size, size, dtype=torch.bool, device=device).triu(diagonal=1)
-
-
-def merge_masks(attn_mask: Tensor | None, key_padding_mask: Tensor | None) -> Tensor | None:
-    """One mask from an ``attn_mask`` ``(T, S)``/``(B, T, S)`` and a ``key_padding_mask``
-    ``(B, S)``, broadcastable to ``(B, T, S)``. Booleans stay boolean (True = blocked);
-    if either is float, the result is a float mask to add to the scores."""
-    if key_padding_mask is None:
-        return attn_mask
-    if key_padding_mask.ndim != 2:
-        raise ValueError(f"key_padding_mask must be (B, S), got {shape_str(key_padding_mask)}")
-    kpm = key_padding_mask[:, None, :]  # (B, S) -> (B, 1, S): the same for every query
-    if attn_mask is None:
-        return kpm
-    if attn_mask.dtype == torch.bool and kpm.dtype == torch.bool:
-        return attn_mask | kpm
-    as_float = [
-        torch.zeros(m.shape, dtype=torch.float32, device=m.device).masked_fill(m, float("-inf"))
-        if m.dtype == torch.bool else m
-        for m in (attn_mask, kpm)
-    ]
-    return as_float[0] + as_float[1]
 
 
 def scaled_dot_product_attention(
@@ -316,3 +192,129 @@ class Attention(nn.Module):
             self.q_proj(query), self.k_proj(key), value, attn_mask=mask
         )  # (B, T, Ev), (B, T, S)
         return context, (weights if need_weights else None)
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head attention, batch first, with the contract of ``nn.MultiheadAttention``.
+
+    ``d_model`` is split into ``num_heads`` heads of width ``Dh = d_model / num_heads``;
+    all heads are computed with one batched matrix product on ``(B, H, T, Dh)`` tensors.
+    With its weights copied, it gives the same output as
+    ``nn.MultiheadAttention(d_model, num_heads, batch_first=True)`` (the tests check it to
+    1e-9 in float64) -- except that a fully masked query row gives zeros instead of NaN.
+
+    Args:
+        d_model: model width ``D`` of queries, keys, values and output.
+        num_heads: number of heads ``H``; must divide ``d_model``.
+        dropout: dropout on the attention weights, in training mode.
+        bias: add biases to the four projections.
+
+    Shape:
+        query ``(B, T, D)``, key and value ``(B, S, D)``;
+        ``key_padding_mask`` ``(B, S)``, True = padding;
+        ``attn_mask`` ``(T, S)``, ``(B * H, T, S)`` (PyTorch's 3-D form) or ``(B, H, T, S)``,
+        True = blocked (or float, added to the scores).
+        Output ``(B, T, D)``; weights ``(B, T, S)`` averaged over heads, or ``(B, H, T, S)``
+        with ``average_attn_weights=False``, or ``None`` with ``need_weights=False``.
+    """
+
+    def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True):
+        super().__init__()
+        if num_heads < 1 or d_model % num_heads != 0:
+            raise ValueError(
+                f"d_model={d_model} must be divisible by num_heads={num_heads}: each head gets "
+                f"d_model / num_heads features. Try num_heads in "
+                f"{[h for h in range(1, d_model + 1) if d_model % h == 0]}"
+            )
+        self.d_model, self.num_heads = d_model, num_heads
+        self.head_dim = d_model // num_heads
+        self.dropout = dropout
+        self.q_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.k_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.v_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.out_proj = nn.Linear(d_model, d_model, bias=bias)
+        for proj in (self.q_proj, self.k_proj, self.v_proj):  # as nn.MultiheadAttention
+            nn.init.xavier_uniform_(proj.weight)
+        if bias:
+            for proj in (self.q_proj, self.k_proj, self.v_proj, self.out_proj):
+                nn.init.zeros_(proj.bias)
+
+    def _heads_mask(self, attn_mask, key_padding_mask, B: int, T: int, S: int):
+        """Bring both masks to shapes that broadcast against the scores (B, H, T, S)."""
+        H = self.num_heads
+        if attn_mask is not None:
+            if attn_mask.ndim == 2:
+                attn_mask = attn_mask[None, None]  # (T, S) -> (1, 1, T, S)
+            elif attn_mask.ndim == 3:
+                if attn_mask.shape[0] != B * H:
+                    raise ValueError(
+                        f"a 3-D attn_mask must be (B * num_heads, T, S) = ({B * H}, {T}, {S}) as "
+                        f"in nn.MultiheadAttention, got {shape_str(attn_mask)}"
+                    )
+                # (B * H, T, S) -> (B, H, T, S)
+                attn_mask = attn_mask.view(B, H, *attn_mask.shape[1:])
+            if attn_mask.ndim != 4 or attn_mask.shape[-2:] != (T, S):
+                raise ValueError(
+                    f"attn_mask must be (T, S) = ({T}, {S}), (B * H, T, S) or (B, H, T, S), "
+                    f"got {shape_str(attn_mask)}"
+                )
+        if key_padding_mask is not None:
+            if tuple(key_padding_mask.shape) != (B, S):
+                raise ValueError(
+                    f"key_padding_mask must be (B, S) = ({B}, {S}), got "
+                    f"{shape_str(key_padding_mask)}"
+                )
+            kpm = key_padding_mask[:, None, None, :]  # (B, S) -> (B, 1, 1, S)
+            if attn_mask is None:
+                return kpm
+            if attn_mask.dtype == torch.bool and kpm.dtype == torch.bool:
+                return attn_mask | kpm
+            return as_additive(attn_mask) + as_additive(kpm)
+        return attn_mask
+
+    def forward(
+        self,
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        key_padding_mask: Tensor | None = None,
+        attn_mask: Tensor | None = None,
+        need_weights: bool = True,
+        average_attn_weights: bool = True,
+    ) -> tuple[Tensor, Tensor | None]:
+        for name, t in (("query", query), ("key", key), ("value", value)):
+            if t.ndim != 3 or t.shape[-1] != self.d_model:
+                raise ValueError(
+                    f"{name} must be batch-first (B, length, d_model={self.d_model}), got "
+                    f"{shape_str(t)}"
+                )
+        B, T, D = query.shape
+        S = key.shape[1]
+        if key.shape[0] != B or value.shape[:2] != key.shape[:2]:
+            raise ValueError(
+                f"query, key and value must share the batch size and key and value the length: "
+                f"query {shape_str(query)}, key {shape_str(key)}, value {shape_str(value)}"
+            )
+        H, Dh = self.num_heads, self.head_dim
+        if query is key and key is value and self.q_proj.bias is not None:
+            # self-attention: one (B, T, D) @ (D, 3D) product instead of three
+            weight = torch.cat([self.q_proj.weight, self.k_proj.weight, self.v_proj.weight])
+            bias = torch.cat([self.q_proj.bias, self.k_proj.bias, self.v_proj.bias])
+            q, k, v = F.linear(query, weight, bias).chunk(3, dim=-1)  # 3 x (B, T, D)
+        else:
+            q, k, v = self.q_proj(query), self.k_proj(key), self.v_proj(value)
+        q = q.view(B, T, H, Dh).transpose(1, 2)  # (B, T, D) -> (B, T, H, Dh) -> (B, H, T, Dh)
+        k = k.view(B, S, H, Dh).transpose(1, 2)  # (B, S, D) -> (B, H, S, Dh)
+        v = v.view(B, S, H, Dh).transpose(1, 2)  # (B, S, D) -> (B, H, S, Dh)
+        mask = self._heads_mask(attn_mask, key_padding_mask, B, T, S)
+        dropout_p = self.dropout if self.training else 0.0
+        # (B, H, T, Dh) @ (B, H, Dh, S) -> (B, H, T, S); then @ (B, H, S, Dh) -> (B, H, T, Dh)
+        context, weights = scaled_dot_product_attention(
+            q, k, v, attn_mask=mask, dropout_p=dropout_p
+        )
+        # (B, H, T, Dh) -> (B, T, H, Dh) -> (B, T, D): the heads side by side again
+        context = context.transpose(1, 2).reshape(B, T, D)
+        output = self.out_proj(context)
+        if not need_weights:
+            return output, None
+        return output, (weights.mean(dim=1) if average_attn_weights else weights)  # (B, T, S)

@@ -167,3 +167,50 @@ def test_padding_mask_check():
         check_padding_mask(lambda lengths, n: torch.arange(n) > lengths[:, None])
     with pytest.raises(CheckFailed, match="boolean"):
         check_padding_mask(lambda lengths, n: (torch.arange(n) >= lengths[:, None]).float())
+
+
+# --- Chapters 3 and 4 ---------------------------------------------------------------------
+
+from course_lib.checks import (  # noqa: E402
+    check_causal_mask,
+    check_merge_heads,
+    check_positional_encoding,
+    check_split_heads,
+)
+
+
+def test_causal_mask_check():
+    check_causal_mask(lambda n: torch.ones(n, n, dtype=torch.bool).triu(1))
+    with pytest.raises(CheckFailed, match="polarity is flipped"):
+        check_causal_mask(lambda n: torch.ones(n, n, dtype=torch.bool).tril())
+    with pytest.raises(CheckFailed, match="diagonal is blocked too"):
+        check_causal_mask(lambda n: torch.ones(n, n, dtype=torch.bool).triu(0))
+    with pytest.raises(CheckFailed, match="boolean"):
+        check_causal_mask(lambda n: torch.ones(n, n).triu(1))
+    with pytest.raises(CheckFailed, match=r"\(1, T, T\)"):
+        check_causal_mask(lambda n: torch.ones(1, n, n, dtype=torch.bool).triu(1))
+
+
+def test_split_and_merge_heads_checks():
+    check_split_heads(lambda x, h: x.view(x.shape[0], x.shape[1], h, -1).transpose(1, 2))
+    check_merge_heads(lambda x: x.transpose(1, 2).flatten(2))
+    with pytest.raises(CheckFailed, match="mixes time steps and features"):
+        check_split_heads(lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1))
+    with pytest.raises(CheckFailed, match="transpose"):
+        check_merge_heads(lambda x: x.reshape(x.shape[0], x.shape[2], -1))
+
+
+def positional(max_len, d, two=2, swap=False):
+    pos = torch.arange(max_len, dtype=torch.float32)[:, None]
+    angle = pos / 10000 ** (two * torch.arange(d // 2) / d)
+    table = torch.zeros(max_len, d)
+    table[:, 0::2], table[:, 1::2] = (angle.cos(), angle.sin()) if swap else (angle.sin(), angle.cos())
+    return table
+
+
+def test_positional_encoding_check():
+    check_positional_encoding(positional)
+    with pytest.raises(CheckFailed, match="swapped"):
+        check_positional_encoding(lambda n, d: positional(n, d, swap=True))
+    with pytest.raises(CheckFailed, match="2i / d_model"):
+        check_positional_encoding(lambda n, d: positional(n, d, two=1))

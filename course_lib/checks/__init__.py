@@ -17,6 +17,12 @@ from course_lib.checks.attention import (
     check_scaled_dot_product_attention,
 )
 from course_lib.checks.seq2seq import check_decoder_inputs, check_greedy_decode, check_gru_cell
+from course_lib.checks.transformer import (
+    check_causal_mask,
+    check_merge_heads,
+    check_positional_encoding,
+    check_split_heads,
+)
 
 __all__ = [
     "CheckFailed",
@@ -29,4 +35,9 @@ __all__ = [
     "check_scaled_dot_product_attention",
     "check_additive_scores",
     "check_padding_mask",
+    # Chapters 3 and 4
+    "check_causal_mask",
+    "check_split_heads",
+    "check_merge_heads",
+    "check_positional_encoding",
 ]

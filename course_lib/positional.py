@@ -1,0 +1,73 @@
+"""Sinusoidal positional encoding (Vaswani et al., 2017), as derived in Chapter 4.
+
+Self-attention treats its input as a set; adding a position-dependent vector to every
+step tells it the order. Position ``pos`` gets, for ``i = 0, 1, ..., D/2 - 1``::
+
+    PE[pos, 2i]     = sin(pos / 10000^(2i / D))
+    PE[pos, 2i + 1] = cos(pos / 10000^(2i / D))
+
+-- pairs of dials turning at exponentially slower angular speeds. Batch first: inputs are
+``(B, T, D)``; the table is ``(max_len, D)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from course_lib._validate import shape_str
+
+__all__ = ["sinusoidal_encoding", "PositionalEncoding"]
+
+
+def sinusoidal_encoding(max_len: int, d_model: int, base: float = 10000.0) -> Tensor:
+    """The ``(max_len, d_model)`` table of sine/cosine encodings (float32).
+
+    Even columns hold sines, odd columns cosines; an odd ``d_model`` ends with a sine.
+    """
+    if max_len < 1 or d_model < 1:
+        raise ValueError(f"max_len and d_model must be positive, got {max_len} and {d_model}")
+    position = torch.arange(max_len, dtype=torch.float32).unsqueeze(1)  # (max_len, 1)
+    # 1 / base^(2i / D) for i = 0 .. ceil(D/2) - 1: one angular speed per sine/cosine pair
+    angular_speed = torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(base) / d_model))
+    angles = position * angular_speed  # (max_len, 1) * (D/2,) -> (max_len, D/2)
+    table = torch.zeros(max_len, d_model)
+    table[:, 0::2] = torch.sin(angles)  # even dimensions
+    table[:, 1::2] = torch.cos(angles[:, : d_model // 2])  # odd dimensions
+    return table
+
+
+class PositionalEncoding(nn.Module):
+    """Scale the input by ``sqrt(d_model)`` and add the sinusoidal encoding of each position.
+
+    The table is a **buffer**, not a parameter: it is saved with the model and moves with it
+    to a GPU, but it is never trained. Multiplying the input by ``sqrt(d_model)`` first (as
+    the lecture does) undoes a common standardisation, ``x / sqrt(d)``, so that the data are
+    not drowned by the encoding, whose entries lie in [-1, 1].
+
+    Args:
+        max_len: longest sequence the module accepts.
+        d_model: width ``D`` of the inputs.
+
+    Shape:
+        x ``(B, T, D)`` with ``T <= max_len`` -> ``(B, T, D)``.
+    """
+
+    def __init__(self, max_len: int, d_model: int) -> None:
+        super().__init__()
+        self.max_len, self.d_model = max_len, d_model
+        self.register_buffer("pe", sinusoidal_encoding(max_len, d_model).unsqueeze(0))  # (1, L, D)
+
+    def forward(self, x: Tensor) -> Tensor:
+        if x.ndim != 3 or x.shape[-1] != self.d_model:
+            raise ValueError(
+                f"x must be batch-first (B, T, d_model={self.d_model}), got {shape_str(x)}"
+            )
+        if x.shape[1] > self.max_len:
+            raise ValueError(
+                f"the sequence has {x.shape[1]} steps but this PositionalEncoding was built for "
+                f"max_len={self.max_len}: build it with a larger max_len, or shorten the input"
+            )
+        return x * math.sqrt(self.d_model) + self.pe[:, : x.shape[1]]  # (B, T, D) + (1, T, D)

@@ -1,0 +1,121 @@
+"""MultiHeadAttention: the contract and the numbers of nn.MultiheadAttention(batch_first=True)."""
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torch import nn
+
+from course_lib.attention import MultiHeadAttention, causal_mask, padding_mask
+
+
+def pair(d_model, num_heads, bias=True, seed=0):
+    torch.manual_seed(seed)
+    ours = MultiHeadAttention(d_model, num_heads, bias=bias).double()
+    ref = nn.MultiheadAttention(d_model, num_heads, bias=bias, batch_first=True).double()
+    with torch.no_grad():
+        for p in ours.parameters():  # move away from the zero biases of the default init
+            p.copy_(torch.randn_like(p) * 0.3)
+        ref.in_proj_weight.copy_(torch.cat([ours.q_proj.weight, ours.k_proj.weight, ours.v_proj.weight]))
+        ref.out_proj.weight.copy_(ours.out_proj.weight)
+        if bias:
+            ref.in_proj_bias.copy_(torch.cat([ours.q_proj.bias, ours.k_proj.bias, ours.v_proj.bias]))
+            ref.out_proj.bias.copy_(ours.out_proj.bias)
+    return ours, ref
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    heads=st.sampled_from([1, 2, 4]), head_dim=st.integers(1, 4), b=st.integers(1, 3),
+    t=st.integers(1, 5), s=st.integers(1, 6), seed=st.integers(0, 10_000),
+    self_attention=st.booleans(), use_kpm=st.booleans(), use_causal=st.booleans(),
+    bias=st.booleans(), average=st.booleans(),
+)
+def test_parity_with_nn_multiheadattention(heads, head_dim, b, t, s, seed, self_attention,
+                                           use_kpm, use_causal, bias, average):
+    d = heads * head_dim
+    ours, ref = pair(d, heads, bias=bias, seed=seed)
+    g = torch.Generator().manual_seed(seed)
+    if self_attention:
+        s = t
+        query = key = value = torch.randn(b, t, d, generator=g, dtype=torch.float64)
+    else:
+        query = torch.randn(b, t, d, generator=g, dtype=torch.float64)
+        key = torch.randn(b, s, d, generator=g, dtype=torch.float64)
+        value = torch.randn(b, s, d, generator=g, dtype=torch.float64)
+    lengths = torch.randint(1, s + 1, (b,), generator=g)  # at least one real key each
+    kpm = padding_mask(lengths, max_len=s) if use_kpm else None
+    attn_mask = causal_mask(t) if (use_causal and s == t) else None
+    kwargs = dict(key_padding_mask=kpm, attn_mask=attn_mask, average_attn_weights=average)
+    out, weights = ours(query, key, value, **kwargs)
+    ref_out, ref_weights = ref(query, key, value, **kwargs)
+    torch.testing.assert_close(out, ref_out, rtol=0, atol=1e-9)
+    torch.testing.assert_close(weights, ref_weights, rtol=0, atol=1e-9)
+
+
+def test_parity_with_a_pytorch_style_3d_mask():
+    ours, ref = pair(8, 2)
+    x = torch.randn(3, 4, 8, dtype=torch.float64)
+    mask = torch.rand(3 * 2, 4, 4) < 0.3
+    mask[..., 0] = False
+    out, w = ours(x, x, x, attn_mask=mask)
+    ref_out, ref_w = ref(x, x, x, attn_mask=mask)
+    torch.testing.assert_close(out, ref_out, rtol=0, atol=1e-9)
+    torch.testing.assert_close(w, ref_w, rtol=0, atol=1e-9)
+
+
+def test_float_masks_and_a_fully_masked_row():
+    ours, ref = pair(4, 2)
+    x = torch.randn(2, 3, 4, dtype=torch.float64)
+    bias = torch.randn(3, 3, dtype=torch.float64)
+    torch.testing.assert_close(ours(x, x, x, attn_mask=bias)[0], ref(x, x, x, attn_mask=bias)[0])
+    kpm = torch.tensor([[True, True, True], [False, False, True]])  # sequence 0: no real key
+    out, weights = ours(x, x, x, key_padding_mask=kpm)
+    assert not torch.isnan(out).any() and torch.all(weights[0] == 0)
+    ref_out, _ = ref(x, x, x, key_padding_mask=kpm)
+    torch.testing.assert_close(out[1], ref_out[1])
+
+
+def test_need_weights_and_heads():
+    ours, _ = pair(6, 3)
+    x = torch.randn(2, 4, 6, dtype=torch.float64)
+    assert ours(x, x, x, need_weights=False)[1] is None
+    _, per_head = ours(x, x, x, average_attn_weights=False)
+    assert per_head.shape == (2, 3, 4, 4)
+    torch.testing.assert_close(per_head.sum(-1), torch.ones(2, 3, 4, dtype=torch.float64))
+
+
+def test_dropout_only_in_training():
+    torch.manual_seed(0)
+    mha = MultiHeadAttention(8, 2, dropout=0.5)
+    x = torch.randn(2, 5, 8)
+    mha.eval()
+    torch.testing.assert_close(mha(x, x, x)[0], mha(x, x, x)[0])
+    mha.train()
+    assert not torch.allclose(mha(x, x, x)[0], mha(x, x, x)[0])
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda m, x: m(x, x, x[..., :4]), "value must be batch-first"),
+        (lambda m, x: m(x[0], x[0], x[0]), "batch-first"),
+        (lambda m, x: m(x, x[:1], x[:1]), "share the batch size"),
+        (lambda m, x: m(x, x, x, key_padding_mask=torch.zeros(2, 4, dtype=torch.bool)), r"\(B, S\)"),
+        (lambda m, x: m(x, x, x, attn_mask=torch.zeros(2, 5, 5, dtype=torch.bool)), r"B \* num_heads"),
+        (lambda m, x: m(x, x, x, attn_mask=torch.zeros(4, 5, dtype=torch.bool)), r"\(T, S\)"),
+    ],
+)
+def test_clear_errors(call, message):
+    with pytest.raises(ValueError, match=message):
+        call(MultiHeadAttention(8, 2), torch.randn(2, 5, 8))
+
+
+def test_heads_must_divide_d_model():
+    with pytest.raises(ValueError, match=r"d_model=10 must be divisible by num_heads=3.*\[1, 2, 5, 10\]"):
+        MultiHeadAttention(10, 3)
+
+
+def test_same_member_names_as_the_issue_contract():
+    mha = MultiHeadAttention(8, 2)
+    assert all(isinstance(getattr(mha, n), nn.Linear) for n in ("q_proj", "k_proj", "v_proj", "out_proj"))
