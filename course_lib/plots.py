@@ -181,6 +181,7 @@ def attention_heatmap(
     figsize: tuple[float, float] | None = None,
     vmax: float | None = 1.0,
     label_every: int = 1,
+    cbar_label: str = "weight",
 ) -> Figure:
     """Heatmap of one attention matrix: a row per query, a column per key.
 
@@ -191,6 +192,7 @@ def attention_heatmap(
         vmax: top of the colour scale; 1.0 makes heatmaps comparable, ``None`` uses the
             largest weight (for large matrices whose weights are all small).
         label_every: label every n-th row and column (for large matrices).
+        cbar_label: label of the colour bar.
     """
     if label_every < 1:
         raise ValueError(f"label_every must be at least 1, got {label_every}")
@@ -204,7 +206,7 @@ def attention_heatmap(
     fig, ax = plt.subplots(figsize=figsize)
     top = float(w.max()) if vmax is None else vmax
     image = _heatmap(ax, w, x_labels, y_labels, annotate, vmax=top, label_every=label_every)
-    fig.colorbar(image, ax=ax, label="weight")
+    fig.colorbar(image, ax=ax, label=cbar_label)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
@@ -234,7 +236,7 @@ def attention_heatmaps(
     n_rows = -(-n // n_cols)
     fig, axes = plt.subplots(
         n_rows, n_cols, figsize=(panel_size * n_cols + 1.0, (panel_size * 0.8 + 0.5) * n_rows + 0.6),
-        squeeze=False,
+        squeeze=False, layout="constrained",
     )
     image = None
     for i, ax in enumerate(axes.flat):
@@ -246,10 +248,11 @@ def attention_heatmaps(
             ax.set_title(titles[i], fontsize=9)
         if i % n_cols == 0:
             ax.set_ylabel(ylabel)
+        else:  # every panel has the same rows: label them once, on the left
+            ax.tick_params(labelleft=False)
         if i + n_cols >= n:
             ax.set_xlabel(xlabel)
     fig.suptitle(title)
-    fig.tight_layout()
     fig.colorbar(image, ax=axes, label="weight", shrink=0.8)
     return fig
 

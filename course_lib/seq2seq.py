@@ -32,7 +32,7 @@ from torch import Tensor, nn
 
 from course_lib._validate import check_hidden, check_sequence, shape_str
 
-__all__ = ["Seq2SeqConfig", "Encoder", "Decoder", "EncoderDecoder"]
+__all__ = ["Seq2SeqConfig", "Encoder", "DecoderStep", "Decoder", "EncoderDecoder"]
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,35 @@ class Encoder(nn.Module):
         return states, final
 
 
-class Decoder(nn.Module):
+class DecoderStep(nn.Module):
+    """Base of the decoders: the argument checks of the decoder-step protocol.
+
+    Subclasses set ``n_features`` and ``hidden_dim``; those with attention set
+    ``needs_memory = True``.
+    """
+
+    n_features: int
+    hidden_dim: int
+    needs_memory = False
+
+    def check_step(self, x: Tensor, hidden: Tensor, memory: Tensor | None) -> None:
+        check_sequence(x, "decoder input x", self.n_features)
+        check_hidden(hidden, x.shape[0], self.hidden_dim)
+        if not self.needs_memory:
+            return
+        if memory is None:
+            raise ValueError(
+                "an attention decoder needs the encoder states: call decoder(x, hidden, "
+                "memory) with memory = encoder(source)[0]"
+            )
+        if memory.ndim != 3 or memory.shape[0] != x.shape[0] or memory.shape[-1] != self.hidden_dim:
+            raise ValueError(
+                f"memory must be the encoder states (B, S, H) = ({x.shape[0]}, S, "
+                f"{self.hidden_dim}), got {shape_str(memory)}"
+            )
+
+
+class Decoder(DecoderStep):
     """A GRU plus a linear layer that turns each hidden state into a predicted point.
 
     Args:
@@ -98,8 +126,7 @@ class Decoder(nn.Module):
         memory: Tensor | None = None,
         memory_key_padding_mask: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, None]:
-        check_sequence(x, "decoder input x", self.n_features)
-        check_hidden(hidden, x.shape[0], self.hidden_dim)
+        self.check_step(x, hidden, memory)
         outputs, hidden = self.gru(x, hidden)  # (B, T, H), (1, B, H)
         return self.regression(outputs), hidden, None  # (B, T, F)
 

@@ -20,26 +20,13 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from course_lib._validate import check_hidden, check_sequence, shape_str
 from course_lib.attention import AdditiveAttention, Attention
+from course_lib.seq2seq import DecoderStep
 
 __all__ = ["AttentionDecoder", "BahdanauDecoder"]
 
 
-def _check_memory(memory: Tensor | None, batch_size: int, hidden_dim: int) -> None:
-    if memory is None:
-        raise ValueError(
-            "an attention decoder needs the encoder states: call decoder(x, hidden, memory) "
-            "with memory = encoder(source)[0]"
-        )
-    if memory.ndim != 3 or memory.shape[0] != batch_size or memory.shape[-1] != hidden_dim:
-        raise ValueError(
-            f"memory must be the encoder states (B, S, H) = ({batch_size}, S, {hidden_dim}), "
-            f"got {shape_str(memory)}"
-        )
-
-
-class AttentionDecoder(nn.Module):
+class AttentionDecoder(DecoderStep):
     """GRU decoder with attention after each step (the lecture's ``DecoderAttn``).
 
     At each step the GRU reads the input; its output is the **query**. The keys are the
@@ -54,6 +41,8 @@ class AttentionDecoder(nn.Module):
         x ``(B, T, F)``, hidden ``(1, B, H)``, memory ``(B, S, H)`` ->
         out ``(B, T, F)``, hidden ``(1, B, H)``, weights ``(B, T, S)``.
     """
+
+    needs_memory = True
 
     def __init__(self, n_features: int, hidden_dim: int) -> None:
         super().__init__()
@@ -70,9 +59,7 @@ class AttentionDecoder(nn.Module):
         memory: Tensor | None = None,
         memory_key_padding_mask: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, Tensor]:
-        check_sequence(x, "decoder input x", self.n_features)
-        check_hidden(hidden, x.shape[0], self.hidden_dim)
-        _check_memory(memory, x.shape[0], self.hidden_dim)
+        self.check_step(x, hidden, memory)
         queries, hidden = self.gru(x, hidden)  # (B, T, H), (1, B, H)
         context, weights = self.attention(
             queries, memory, key_padding_mask=memory_key_padding_mask
@@ -81,7 +68,7 @@ class AttentionDecoder(nn.Module):
         return out, hidden, weights
 
 
-class BahdanauDecoder(nn.Module):
+class BahdanauDecoder(DecoderStep):
     """GRU decoder with Bahdanau attention: attend first, then step.
 
     Before each step the **previous** hidden state is the query; additive attention scores
@@ -99,6 +86,8 @@ class BahdanauDecoder(nn.Module):
         out ``(B, T, F)``, hidden ``(1, B, H)``, weights ``(B, T, S)``.
     """
 
+    needs_memory = True
+
     def __init__(self, n_features: int, hidden_dim: int, attn_dim: int | None = None) -> None:
         super().__init__()
         self.n_features = n_features
@@ -114,9 +103,7 @@ class BahdanauDecoder(nn.Module):
         memory: Tensor | None = None,
         memory_key_padding_mask: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, Tensor]:
-        check_sequence(x, "decoder input x", self.n_features)
-        check_hidden(hidden, x.shape[0], self.hidden_dim)
-        _check_memory(memory, x.shape[0], self.hidden_dim)
+        self.check_step(x, hidden, memory)
         outputs, weights = [], []
         for t in range(x.shape[1]):
             query = hidden.transpose(0, 1)  # (1, B, H) -> (B, 1, H): the previous state

@@ -33,6 +33,8 @@ def test_solutions_become_todo_and_exercises_plain_markdown(tmp_path):
         code("check(add_one)"),
         md("```{exercise} Explain\n:label: ex-why\n\nWhy?\n```\n"),
         md("```{solution} ex-why\n:class: dropdown\n\nBecause.\n```"),
+        md("```{exercise} Same cell\n:label: ex-same\n\nHow?\n```\n\n"
+           "```{solution} ex-same\n:class: dropdown\n\nLike this.\n```\n"),
         md(START.replace("ex-add", "ex-why")),
         code("print('a whole-cell solution, dropped')"),
         md("```{solution-end}\n```"),
@@ -47,6 +49,7 @@ def test_solutions_become_todo_and_exercises_plain_markdown(tmp_path):
         "def add_one(x):\n    '''Add one.'''\n    # YOUR CODE HERE\n    raise NotImplementedError",
         "check(add_one)",
         "## Exercise 2: Explain\n\nWhy?",
+        "## Exercise 3: Same cell\n\nHow?",
     ]
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
 

@@ -75,4 +75,5 @@ def test_student_notebooks_have_no_outputs_and_no_solutions(path):
     for cell in nb.cells:
         if cell.cell_type == "code":
             assert not cell.outputs and cell.execution_count is None
-        assert "BEGIN SOLUTION" not in cell.source and "solution-start" not in cell.source
+        for marker in ("BEGIN SOLUTION", "solution-start", "{solution", "{exercise"):
+            assert marker not in cell.source, f"{path.name} still contains {marker!r}"

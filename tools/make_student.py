@@ -11,7 +11,8 @@ markdown cell that starts with ``## Exercises`` to the next ``## `` heading. In 
   cells are dropped, code between ``# BEGIN SOLUTION`` and ``# END SOLUTION`` becomes
   ``# YOUR CODE HERE`` + ``raise NotImplementedError``, and code cells without markers are
   dropped;
-* ```{solution}``` directives (written answers) are dropped;
+* ```{solution}``` directives (written answers) are dropped, also when they share a cell
+  with their exercise;
 * outputs and execution counts are cleared.
 """
 
@@ -32,6 +33,7 @@ EXERCISE = re.compile(
     r"^```\{exercise\}[ \t]*(?P<title>[^\n]*)\n(?P<body>.*?)^```[ \t]*$", re.S | re.M
 )
 OPTION = re.compile(r"^:[\w-]+:.*\n", re.M)
+SOLUTION = re.compile(r"^```\{solution\}.*?^```[ \t]*$\n?", re.S | re.M)
 
 
 class StudentError(ValueError):
@@ -88,7 +90,7 @@ def exercise_markdown(source: str, number: int) -> str:
         heading = f"## Exercise {number}" + (f": {title}" if title else "")
         return f"{heading}\n\n{body}\n"
 
-    return EXERCISE.sub(replace, source).strip()
+    return EXERCISE.sub(replace, SOLUTION.sub("", source)).strip()
 
 
 def build_student(chapter: Path, keep_solutions: bool = False) -> nbformat.NotebookNode:

@@ -22,8 +22,10 @@ step() {
 
 step "lint (ruff)" "$BIN/ruff" check .
 step "library and notebook-structure tests (pytest)" "$BIN/python" -m pytest tests -q
+# two notebooks at a time (one kernel each, one thread each); a notebook stays on one worker
 step "notebook outputs (nbval)" "$BIN/python" -m pytest --nbval chapters/*.ipynb -q \
-    --nbval-current-env --nbval-cell-timeout=3600 --nbval-sanitize-with tools/nbval_sanitize.cfg
+    --nbval-current-env --nbval-cell-timeout=3600 --nbval-sanitize-with tools/nbval_sanitize.cfg \
+    -n 2 --dist loadfile
 step "MathJax for offline pages" "$BIN/python" tools/vendor_mathjax.py
 step "book build (-W -n)" "$BIN/jupyter-book" build . --all -W -n --keep-going
 
