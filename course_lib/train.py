@@ -48,10 +48,13 @@ def seed_everything(seed: int) -> None:
 
 
 def _to(obj, device: torch.device):
+    """Move tensors, also inside tuples, lists and dicts, to ``device``."""
     if isinstance(obj, Tensor):
         return obj.to(device)
     if isinstance(obj, (tuple, list)):
         return type(obj)(_to(o, device) for o in obj)
+    if isinstance(obj, dict):
+        return {key: _to(value, device) for key, value in obj.items()}
     return obj
 
 

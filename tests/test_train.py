@@ -57,6 +57,17 @@ def test_predict_and_evaluate_restore_the_mode(mode):
     assert out.device.type == "cpu" and not out.requires_grad
 
 
+def test_predict_moves_nested_outputs_to_the_cpu():
+    class Nested(nn.Module):
+        def forward(self, x):
+            return x, {"weights": [x * 2], "none": None}
+
+    trainer = Trainer(Nested(), nn.MSELoss(), torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1), "cpu")
+    out, extra = trainer.predict(torch.ones(2, 3))
+    assert out.device.type == "cpu" and extra["weights"][0].device.type == "cpu"
+    assert extra["none"] is None
+
+
 def test_checkpoint_round_trip(tmp_path):
     trainer = make_trainer().fit(*toy_loaders(), epochs=2, seed=0, progress=False)
     path = tmp_path / "ckpt.pt"
