@@ -29,8 +29,8 @@ from course_lib.masking import (
     _apply_mask,
     _check_mask,
     _softmax_with_empty_rows,
-    as_additive,
     causal_mask,
+    combine_masks,
     masked_softmax,
     merge_masks,
     padding_mask,
@@ -265,11 +265,7 @@ class MultiHeadAttention(nn.Module):
                     f"{shape_str(key_padding_mask)}"
                 )
             kpm = key_padding_mask[:, None, None, :]  # (B, S) -> (B, 1, 1, S)
-            if attn_mask is None:
-                return kpm
-            if attn_mask.dtype == torch.bool and kpm.dtype == torch.bool:
-                return attn_mask | kpm
-            return as_additive(attn_mask) + as_additive(kpm)
+            return combine_masks(attn_mask, kpm)
         return attn_mask
 
     def forward(

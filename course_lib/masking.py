@@ -19,7 +19,7 @@ from torch import Tensor
 
 from course_lib._validate import shape_str
 
-__all__ = ["masked_softmax", "padding_mask", "causal_mask", "merge_masks", "as_additive"]
+__all__ = ["masked_softmax", "padding_mask", "causal_mask", "merge_masks", "combine_masks", "as_additive"]
 
 
 def _check_mask(mask: Tensor, scores_shape: torch.Size, name: str) -> None:
@@ -143,6 +143,16 @@ def as_additive(mask: Tensor, dtype: torch.dtype = torch.float32) -> Tensor:
     return torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(mask, float("-inf"))
 
 
+def combine_masks(a: Tensor | None, b: Tensor | None) -> Tensor | None:
+    """Block what either mask blocks. Two booleans give a boolean (True = blocked);
+    otherwise a float mask to add to the scores. Shapes must broadcast together."""
+    if a is None or b is None:
+        return b if a is None else a
+    if a.dtype == torch.bool and b.dtype == torch.bool:
+        return a | b
+    return as_additive(a) + as_additive(b)
+
+
 def merge_masks(attn_mask: Tensor | None, key_padding_mask: Tensor | None) -> Tensor | None:
     """One mask from an ``attn_mask`` ``(T, S)``/``(B, T, S)`` and a ``key_padding_mask``
     ``(B, S)``, broadcastable to ``(B, T, S)``. Booleans stay boolean (True = blocked);
@@ -152,8 +162,4 @@ def merge_masks(attn_mask: Tensor | None, key_padding_mask: Tensor | None) -> Te
     if key_padding_mask.ndim != 2:
         raise ValueError(f"key_padding_mask must be (B, S), got {shape_str(key_padding_mask)}")
     kpm = key_padding_mask[:, None, :]  # (B, S) -> (B, 1, S): the same for every query
-    if attn_mask is None:
-        return kpm
-    if attn_mask.dtype == torch.bool and kpm.dtype == torch.bool:
-        return attn_mask | kpm
-    return as_additive(attn_mask) + as_additive(kpm)
+    return combine_masks(attn_mask, kpm)
