@@ -8,10 +8,12 @@ conventions every notebook shares.
 import pytest
 
 import nbtools
+import verification
 
 CHAPTERS = nbtools.chapter_notebooks()
 ALL = CHAPTERS + nbtools.student_notebooks()
 MAX_LINE = 80  # longer code lines are cut off on the rendered page
+SETUP = nbtools.SETUP_TAG
 
 
 def ids(paths):
@@ -77,3 +79,32 @@ def test_student_notebooks_have_no_outputs_and_no_solutions(path):
             assert not cell.outputs and cell.execution_count is None
         for marker in ("BEGIN SOLUTION", "solution-start", "{solution", "{exercise"):
             assert marker not in cell.source, f"{path.name} still contains {marker!r}"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=ids(CHAPTERS))
+def test_every_output_is_classified_for_verification(path):
+    """Each cell with output says how it is verified: exactly everywhere, on the reference
+    platform only (trained results), or never (timings); claims are compared exactly."""
+    nb = nbtools.read(path)
+    for cell in nb.cells:
+        if cell.cell_type != "code" or not cell.outputs or SETUP in cell.metadata.get("tags", []):
+            continue
+        tags = cell.metadata.get("tags", [])
+        classes = [t for t in tags if t in verification.CLASSES]
+        assert len(classes) == 1, (
+            f"{path.name}, cell [{cell.execution_count}] has {classes or 'no class'}: tag it "
+            f"with exactly one of {verification.CLASSES}\n{cell.source[:200]}"
+        )
+        if verification.CLAIM in tags:
+            assert classes == [verification.EXACT], f"{path.name}: a claim must print fixed text"
+            assert "assert " in cell.source, f"{path.name}: a claim cell asserts its claim"
+    trained = sum(verification.PLATFORM in c.metadata.get("tags", []) for c in nb.cells)
+    claims = sum(verification.CLAIM in c.metadata.get("tags", []) for c in nb.cells)
+    assert claims or not trained, f"{path.name} shows trained results but checks no claim"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=ids(CHAPTERS))
+def test_the_recording_platform_is_known(path):
+    recorded = verification.recorded_fingerprint(nbtools.read(path))
+    assert recorded, f"{path.name} records no platform: run `make execute`"
+    assert set(recorded) == set(verification.fingerprint()), "re-run `make execute`"

@@ -17,7 +17,9 @@ CHAPTERS = nbtools.chapter_notebooks()
 
 
 def run(nb, allow_errors):
-    NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=allow_errors).execute()
+    NotebookClient(
+        nb, km=nbtools.kernel_manager(), timeout=600, allow_errors=allow_errors
+    ).execute()
     return nb
 
 

@@ -5,7 +5,10 @@
 Before running, each notebook gets the current setup cell (from _config.yml). Afterwards its
 stream outputs are coalesced as nbval does (a tqdm bar keeps its final line) and the run's
 timing is stored in the notebook metadata (``course.execution``), which the book's
-"Execution statistics" page shows. A cell that raises stops the run with a non-zero exit.
+"Execution statistics" page shows, with the platform fingerprint (``course.platform``) that
+decides where ``make test`` compares every output (see ``verification.py``). Notebooks run in
+a kernel of the interpreter that runs this script, never another installed ``python3``.
+A cell that raises stops the run with a non-zero exit.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from nbclient.exceptions import CellExecutionError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import nbtools  # noqa: E402
+import verification  # noqa: E402
 
 
 def execute(path: Path, timeout: int) -> float:
@@ -31,8 +35,8 @@ def execute(path: Path, timeout: int) -> float:
             cell.outputs, cell.execution_count = [], None
     client = NotebookClient(
         nb,
+        km=nbtools.kernel_manager(),
         timeout=timeout,
-        kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
         record_timing=False,
     )
@@ -49,6 +53,8 @@ def execute(path: Path, timeout: int) -> float:
         "method": "make execute",
         "succeeded": True,
     }
+    # the machine that produced these outputs: `make test` compares every output here only
+    nb.metadata["course"]["platform"] = verification.fingerprint()
     nbtools.write(nb, path)
     return runtime
 

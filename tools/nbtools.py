@@ -6,10 +6,13 @@ These tools serve the *book*, not the library, so they live here and not in cour
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import nbformat
 import yaml
+from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+from jupyter_client.manager import KernelManager
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = ROOT / "chapters"
@@ -26,15 +29,15 @@ def repository_url() -> str:
     return f"{url}@{branch}" if branch else url
 
 
-def setup_cell_source() -> str:
-    """Source of the cell every notebook starts with."""
+def setup_cell_source(repository: str | None = None) -> str:
+    """Source of the cell every notebook starts with (``repository``: pip's ``git+`` target)."""
     return (
         "# Setup: on Colab (or any Python without the course library) install course_lib\n"
         "# from the book's repository. Where it is already installed this does nothing.\n"
         "import importlib.util\n"
         "\n"
         'if importlib.util.find_spec("course_lib") is None:\n'
-        f'    %pip install --quiet "course-lib @ git+{repository_url()}"'
+        f'    %pip install --quiet "course-lib @ git+{repository or repository_url()}"'
     )
 
 
@@ -62,6 +65,33 @@ def sync_setup_cell(nb: nbformat.NotebookNode) -> bool:
     else:
         nb.cells.insert(0, new_setup_cell())
     return True
+
+
+class _ThisInterpreter(KernelSpecManager):
+    """Kernel specs that always name one interpreter (by default the one running the tools)."""
+
+    def __init__(self, python: str | None = None, **kwargs):
+        super().__init__(**kwargs)
+        self.python = python or sys.executable
+
+    def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+        return KernelSpec(
+            argv=[self.python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            display_name=f"Python ({self.python})",
+            language="python",
+        )
+
+
+def kernel_manager(python: str | None = None) -> KernelManager:
+    """A kernel manager for this interpreter, whatever ``python3`` kernelspec is installed.
+
+    Pass it to ``nbclient.NotebookClient(nb, km=kernel_manager())``: notebooks then run with
+    the packages of the environment that runs the tools, never a user's other Python.
+    ``python`` names another interpreter (the tests use a bare environment).
+    """
+    return KernelManager(
+        kernel_name="course-venv", kernel_spec_manager=_ThisInterpreter(python=python)
+    )
 
 
 def chapter_notebooks() -> list[Path]:
