@@ -28,6 +28,7 @@ one of two modes:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -46,7 +47,10 @@ CLASSES = (EXACT, PLATFORM, IGNORE)
 
 
 def _cpu_name() -> str:
-    """Vendor and model of the CPU: MKL picks different code paths on Intel and AMD."""
+    """Vendor, model and instruction sets of the CPU: MKL and oneDNN pick code paths by them.
+
+    The instruction-set flags enter as a short hash, so the record stays readable.
+    """
     try:
         info = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -56,6 +60,11 @@ def _cpu_name() -> str:
         key, _, value = line.partition(":")
         fields.setdefault(key.strip(), value.strip())
     parts = [fields.get("vendor_id", ""), fields.get("model name", "")]
+    if "cpu family" in fields:
+        parts.append(f"(family {fields['cpu family']}, model {fields.get('model', '?')})")
+    if "flags" in fields:
+        flags = " ".join(sorted(fields["flags"].split()))
+        parts.append(f"flags {hashlib.sha256(flags.encode()).hexdigest()[:8]}")
     return " ".join(p for p in parts if p) or platform.processor() or "unknown"
 
 
