@@ -20,6 +20,7 @@ import io
 import os
 import urllib.request
 import zipfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,7 +81,7 @@ def read_text(path: str | os.PathLike, spec: DataFile) -> str:
     try:
         with gzip.open(path, "rb") as f:
             raw = f.read()
-    except (OSError, EOFError) as err:
+    except (OSError, EOFError, zlib.error) as err:
         raise DataFileError(f"{path} is not a readable gzip file ({err}). {remedy}") from err
     digest = _sha256(raw)
     if digest != spec.sha256:

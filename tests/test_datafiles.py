@@ -4,6 +4,7 @@ import gzip
 import hashlib
 import io
 import os
+import random
 import zipfile
 from pathlib import Path
 
@@ -94,6 +95,17 @@ def test_truncated_gzip_is_reported(data_home):
     (data_home / SPEC.filename).write_bytes(raw[: len(raw) // 2])
     with pytest.raises(DataFileError, match="Delete"):
         fetch(SPEC)
+
+
+def test_gzip_damaged_in_the_middle_is_reported(data_home):
+    rng = random.Random(0)  # text that compresses poorly, so the middle is deflate data
+    text = "".join(f"{rng.random()}\t{rng.random()}\n" for _ in range(2000))
+    payload = bytearray(gzip.compress(text.encode(), mtime=0))
+    middle = len(payload) // 2
+    payload[middle : middle + 16] = b"\xff" * 16  # zlib: "invalid block type"
+    (data_home / SPEC.filename).write_bytes(bytes(payload))
+    with pytest.raises(DataFileError, match="not a readable gzip file.*Delete"):
+        fetch(SPEC, download=False)
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,151 @@
+"""The Tatoeba English-French pairs: reading, normalising, filtering and splitting.
+
+The file ``eng-fra.txt`` holds one pair per line, ``English<TAB>French`` (newer releases add a
+third column with the contributors' attribution; it is ignored). It comes through
+:mod:`course_lib.datafiles`, which verifies its checksum.
+
+The course follows the PyTorch translation tutorial's protocol, fixed once:
+
+* **normalisation** (:func:`normalize`): Unicode folded to ASCII (accents dropped), lower
+  case, ``!`` and ``?`` split off as tokens, every other run of non-letters -- full stops,
+  apostrophes, digits, the no-break spaces French puts before ``!`` -- one plain space;
+* **filter** (:func:`tutorial_filter`): both sides shorter than 10 words and the English side
+  starting with "i am", "he is", ... (11,445 pairs of this file);
+* **direction** French -> English; a seeded **80/10/10** split (:func:`split_pairs`).
+
+The vocabulary is then built from the training split alone (:mod:`course_lib.vocab`), and
+the test split is used for nothing but the final measurement.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from course_lib.datafiles import ENG_FRA, DataFileError, fetch, read_text
+
+__all__ = [
+    "ENGLISH_PREFIXES",
+    "Split",
+    "load_pairs",
+    "normalize",
+    "parse_pairs",
+    "split_pairs",
+    "tutorial_filter",
+]
+
+#: The tutorial's English openings ("i m" is "i'm" after normalisation).
+ENGLISH_PREFIXES = (
+    "i am ", "i m ", "he is", "he s ", "she is", "she s ",
+    "you are", "you re ", "we are", "we re ", "they are", "they re ",
+)
+
+_SPLIT_OFF = re.compile(r"([.!?])")
+_NON_LETTERS = re.compile(r"[^a-zA-Z!?]+")
+
+
+def normalize(text: str) -> str:
+    """Lower-case ASCII words, with ``!`` and ``?`` as tokens of their own.
+
+    >>> normalize("Ça alors\u202f!")
+    'ca alors !'
+    >>> normalize("I'm sure he's right.")
+    'i m sure he s right'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"normalize takes a string, got {type(text).__name__}")
+    folded = "".join(
+        ch for ch in unicodedata.normalize("NFD", text.lower().strip())
+        if unicodedata.category(ch) != "Mn"  # drop the combining accents NFD split off
+    )
+    spaced = _SPLIT_OFF.sub(r" \1", folded)
+    return _NON_LETTERS.sub(" ", spaced).strip()
+
+
+def parse_pairs(text: str, source: str = "eng-fra.txt") -> list[tuple[str, str]]:
+    """``(english, french)`` pairs from the file's text, exactly as written (not normalised).
+
+    Raises:
+        DataFileError: a line without a tab, or with an empty side; the message names the
+            line, so a damaged or foreign file is caught before training.
+    """
+    pairs = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.split("\t")
+        if len(fields) < 2 or not fields[0].strip() or not fields[1].strip():
+            raise DataFileError(
+                f"{source}, line {number}: expected 'English<TAB>French', got {line[:80]!r}. "
+                "Is this the Tatoeba eng-fra file?"
+            )
+        pairs.append((fields[0], fields[1]))  # a third column (attribution) is ignored
+    if not pairs:
+        raise DataFileError(f"{source} holds no sentence pairs")
+    return pairs
+
+
+def tutorial_filter(
+    pairs: Sequence[tuple[str, str]],
+    max_words: int = 10,
+    prefixes: Sequence[str] = ENGLISH_PREFIXES,
+) -> list[tuple[str, str]]:
+    """Keep normalised ``(english, french)`` pairs shorter than ``max_words`` words on both
+    sides whose English side starts with one of ``prefixes``."""
+    prefixes = tuple(prefixes)
+    return [
+        (eng, fra) for eng, fra in pairs
+        if len(eng.split(" ")) < max_words and len(fra.split(" ")) < max_words
+        and eng.startswith(prefixes)
+    ]
+
+
+def load_pairs(path: str | Path | None = None, *, reverse: bool = True) -> list[tuple[str, str]]:
+    """The course's sentence pairs: read, normalised, filtered; ``(source, target)``.
+
+    Args:
+        path: a gzip copy of ``eng-fra.txt``; by default :func:`course_lib.datafiles.fetch`
+            finds (or downloads) it. Either way its checksum is verified.
+        reverse: ``True`` (default) gives French -> English, ``(french, english)``.
+
+    Returns:
+        11,445 pairs for the course's file, in file order.
+    """
+    path = fetch(ENG_FRA) if path is None else Path(path)
+    raw = parse_pairs(read_text(path, ENG_FRA), source=str(path))
+    kept = tutorial_filter([(normalize(eng), normalize(fra)) for eng, fra in raw])
+    return [(fra, eng) for eng, fra in kept] if reverse else kept
+
+
+@dataclass(frozen=True)
+class Split:
+    """Training, validation and test pairs (the test pairs are touched once, at the end)."""
+
+    train: list[tuple[str, str]]
+    validation: list[tuple[str, str]]
+    test: list[tuple[str, str]]
+
+
+def split_pairs(
+    pairs: Sequence[tuple[str, str]],
+    seed: int = 0,
+    fractions: tuple[float, float, float] = (0.8, 0.1, 0.1),
+) -> Split:
+    """A seeded random split; the validation share is rounded down, the test takes the rest.
+
+    For 11,445 pairs and the default fractions: 9,156 / 1,144 / 1,145.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an integer, got {seed!r}")
+    if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-9:
+        raise ValueError(f"fractions must be three non-negative shares summing to 1, got {fractions}")
+    if len(pairs) < 3:
+        raise ValueError(f"need at least 3 pairs to split, got {len(pairs)}")
+    order = np.random.default_rng(seed).permutation(len(pairs))
+    n_train = int(fractions[0] * len(pairs))
+    n_val = int(fractions[1] * len(pairs))
+    pick = [pairs[i] for i in order]
+    return Split(pick[:n_train], pick[n_train:n_train + n_val], pick[n_train + n_val:])

@@ -1,0 +1,97 @@
+"""The Tatoeba pairs: normalisation, the tutorial's filter, parsing and the split."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from course_lib.datafiles import DataFileError
+from course_lib.tatoeba import (
+    Split,
+    load_pairs,
+    normalize,
+    parse_pairs,
+    split_pairs,
+    tutorial_filter,
+)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Go.", "go"),
+        ("Cours\u202f!", "cours !"),  # narrow no-break space before "!"
+        ("Ça alors\u00a0!", "ca alors !"),  # no-break space, cedilla folded
+        ("Je suis désolé si c'est une question idiote.", "je suis desole si c est une question idiote"),
+        ("I’m 25 years old.", "i m years old"),  # typographic apostrophe, digits
+        ("Vous êtes trop maigre.", "vous etes trop maigre"),
+        ("  Who?!  ", "who ? !"),
+    ],
+)
+def test_normalize(text, expected):
+    assert normalize(text) == expected
+
+
+def test_normalize_wants_text():
+    with pytest.raises(TypeError, match="string"):
+        normalize(None)
+
+
+def test_parse_pairs_takes_two_or_three_columns():
+    text = "Go.\tVa !\nHi.\tSalut !\tCC-BY 2.0 (France) Attribution: tatoeba.org #2877272\n"
+    assert parse_pairs(text) == [("Go.", "Va !"), ("Hi.", "Salut !")]
+
+
+@pytest.mark.parametrize("text", ["Go. Va !\n", "Go.\t\n", "\n", ""])
+def test_parse_pairs_rejects_foreign_lines(text):
+    with pytest.raises(DataFileError, match="English<TAB>French|no sentence pairs"):
+        parse_pairs(text)
+
+
+def test_tutorial_filter():
+    pairs = [
+        ("i m ok", "je vais bien"),
+        ("he is a very very very very very very good boy", "il est bon"),  # 11 words
+        ("go", "va !"),  # no prefix
+        ("they are here", "ils sont la"),
+        ("i amuse myself", "je m amuse"),  # "i am " needs the space
+    ]
+    assert tutorial_filter(pairs) == [pairs[0], pairs[3]]
+
+
+def test_split_is_seeded_disjoint_and_80_10_10():
+    pairs = [(f"s{i}", f"t{i}") for i in range(11445)]
+    split = split_pairs(pairs, seed=0)
+    assert isinstance(split, Split)
+    assert (len(split.train), len(split.validation), len(split.test)) == (9156, 1144, 1145)
+    assert sorted(split.train + split.validation + split.test) == sorted(pairs)
+    assert split == split_pairs(pairs, seed=0)
+    assert split.test != split_pairs(pairs, seed=1).test
+
+
+@pytest.mark.parametrize(
+    "kwargs, error", [
+        ({"seed": 1.5}, TypeError), ({"seed": "0"}, TypeError),
+        ({"fractions": (0.8, 0.1)}, ValueError), ({"fractions": (0.9, 0.2, -0.1)}, ValueError),
+    ],
+)
+def test_split_rejects_bad_arguments(kwargs, error):
+    with pytest.raises(error):
+        split_pairs([("a", "b")] * 10, **kwargs)
+
+
+def local_copy() -> Path | None:
+    folder = os.environ.get("COURSE_DATA_DIR")
+    path = Path(folder) / "eng-fra.txt.gz" if folder else None
+    return path if path and path.exists() else None
+
+
+@pytest.mark.skipif(local_copy() is None, reason="no local eng-fra.txt.gz (set COURSE_DATA_DIR)")
+def test_the_real_file_gives_the_tutorials_pairs():
+    pairs = load_pairs(local_copy())
+    assert len(pairs) == 11445  # the current PyTorch tutorial's "Trimmed to 11445"
+    assert pairs[0] == ("je vais bien", "i m ok")  # French -> English
+    split = split_pairs(pairs, seed=0)
+    assert (len(split.train), len(split.validation), len(split.test)) == (9156, 1144, 1145)
+    english = load_pairs(local_copy(), reverse=False)
+    assert english[0] == ("i m ok", "je vais bien")
