@@ -5,6 +5,7 @@ Every message says what was wrong *and* what to do about it.
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -45,3 +46,17 @@ def check_hidden(hidden: Tensor, batch_size: int, hidden_dim: int, name: str = "
                 "so use hidden.transpose(0, 1)."
             )
         raise ValueError(f"{name} must have shape (1, B, H) = {expected}, got {got}.{hint}")
+
+
+def check_seed(seed: object, name: str = "seed") -> int:
+    """``seed`` as a Python int, or a clear error (``torch.manual_seed(1.5)`` silently uses 1).
+
+    Raises:
+        TypeError: a float, string or bool seed.
+        ValueError: a negative seed.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {seed!r} ({type(seed).__name__})")
+    if seed < 0:
+        raise ValueError(f"{name} must be non-negative, got {seed}")
+    return int(seed)

@@ -25,6 +25,8 @@ from torch import Tensor, nn
 from torch.utils.data import DataLoader
 from tqdm.std import tqdm
 
+from course_lib._validate import check_seed, shape_str
+
 __all__ = ["default_device", "seed_everything", "Trainer"]
 
 
@@ -51,6 +53,8 @@ def _to(obj, device: torch.device):
     """Move tensors, also inside tuples, lists and dicts, to ``device``."""
     if isinstance(obj, Tensor):
         return obj.to(device)
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a NamedTuple batch
+        return type(obj)(*(_to(o, device) for o in obj))
     if isinstance(obj, (tuple, list)):
         return type(obj)(_to(o, device) for o in obj)
     if isinstance(obj, dict):
@@ -66,10 +70,20 @@ class Trainer:
         loss_fn: ``loss_fn(output, target) -> scalar tensor``.
         optimizer: built on ``model.parameters()``.
         device: where to train; defaults to :func:`default_device`.
+        clip_grad_norm: clip the gradients' global norm to this value before each step.
+        scheduler: a learning-rate scheduler stepped after **every** optimiser step (see
+            :mod:`course_lib.schedules`), not once per epoch.
+        ignore_index: for padded token targets. The loss function should average over the
+            real tokens of a batch (``F.cross_entropy(..., ignore_index=PAD)`` does); the
+            epoch's mean then weights each batch by its number of real tokens, so it is a
+            mean **per token**. Without it, batches are weighted by their number of samples.
+        mixed_precision: on a GPU, run forward passes in bfloat16 autocast (no gradient
+            scaler needed); on the CPU it does nothing, so the same notebook runs on both.
 
     Attributes:
-        losses: mean training loss of every epoch (per sample).
+        losses: mean training loss of every epoch (per sample, or per token).
         val_losses: mean validation loss of every epoch, when a validation loader is given.
+        learning_rates: the learning rate of every optimiser step, when a scheduler is given.
     """
 
     def __init__(
@@ -78,13 +92,27 @@ class Trainer:
         loss_fn: Callable[[Tensor, Tensor], Tensor],
         optimizer: torch.optim.Optimizer,
         device: torch.device | str | None = None,
+        *,
+        clip_grad_norm: float | None = None,
+        scheduler: torch.optim.lr_scheduler.LRScheduler | None = None,
+        ignore_index: int | None = None,
+        mixed_precision: bool = False,
     ) -> None:
+        if clip_grad_norm is not None and not clip_grad_norm > 0:
+            raise ValueError(f"clip_grad_norm must be positive, got {clip_grad_norm}")
+        if scheduler is not None and getattr(scheduler, "optimizer", None) is not optimizer:
+            raise ValueError("the scheduler must be built on the same optimizer as the Trainer")
         self.device = torch.device(device) if device is not None else default_device()
         self.model = model.to(self.device)
         self.loss_fn = loss_fn
         self.optimizer = optimizer
+        self.clip_grad_norm = clip_grad_norm
+        self.scheduler = scheduler
+        self.ignore_index = ignore_index
+        self.mixed_precision = bool(mixed_precision) and self.device.type == "cuda"
         self.losses: list[float] = []
         self.val_losses: list[float] = []
+        self.learning_rates: list[float] = []
 
     @property
     def epochs(self) -> int:
@@ -100,19 +128,51 @@ class Trainer:
         batch = _to(batch, self.device)
         return tuple(batch[:-1]), batch[-1]
 
-    def _run_epoch(self, loader: Iterable, train: bool) -> float:
+    @staticmethod
+    def _check_output(output: Tensor, target: Tensor) -> None:
+        """Same-rank output and target must have the same shape: a loss would broadcast
+        ``(B, T, 1)`` against ``(B, T, F)`` and pair the wrong elements, with a warning only."""
+        if (isinstance(output, Tensor) and isinstance(target, Tensor)
+                and output.ndim == target.ndim and output.shape != target.shape):
+            raise ValueError(
+                f"the model's output {shape_str(output)} and the target {shape_str(target)} "
+                "differ in shape: the loss would broadcast them and compare the wrong "
+                "elements. Make the model return the target's shape."
+            )
+
+    def _weight(self, target: Tensor) -> int:
+        if self.ignore_index is None:
+            return len(target)
+        return int((target != self.ignore_index).sum())
+
+    def _step(self, loss: Tensor) -> None:
+        self.optimizer.zero_grad()
+        loss.backward()
+        if self.clip_grad_norm is not None:
+            nn.utils.clip_grad_norm_(self.model.parameters(), self.clip_grad_norm)
+        self.optimizer.step()
+        if self.scheduler is not None:
+            self.learning_rates.append(self.optimizer.param_groups[0]["lr"])
+            self.scheduler.step()
+
+    def _run_epoch(self, loader: Iterable, train: bool, bar: tqdm | None = None) -> float:
         total, count = 0.0, 0
         self.model.train(train)
+        autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=self.mixed_precision)
         with torch.set_grad_enabled(train):
             for batch in loader:
                 inputs, target = self._split(batch)
-                loss = self.loss_fn(self.model(*inputs), target)
+                with autocast:
+                    output = self.model(*inputs)
+                    self._check_output(output, target)
+                    loss = self.loss_fn(output, target)
                 if train:
-                    self.optimizer.zero_grad()
-                    loss.backward()
-                    self.optimizer.step()
-                total += loss.item() * len(target)
-                count += len(target)
+                    self._step(loss)
+                weight = self._weight(target)
+                total += loss.item() * weight
+                count += weight
+                if bar is not None:  # the running mean of this epoch so far
+                    bar.set_postfix({"loss": f"{total / max(count, 1):.4f}"}, refresh=False)
         if count == 0:
             raise ValueError("the data loader yielded no batches: is the dataset empty?")
         return total / count
@@ -146,12 +206,14 @@ class Trainer:
             seed: when given, re-seeds PyTorch's global generator and the train loader's
                 own ``generator`` (if it has one) so shuffling and teacher-forcing coins
                 are the same on every run.
-            progress: show a tqdm progress bar with the latest losses.
+            progress: show a tqdm progress bar with the running loss of the epoch, then
+                its final training and validation losses.
             desc: label of the progress bar.
         """
-        if epochs < 1:
-            raise ValueError(f"epochs must be at least 1, got {epochs}")
+        if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
+            raise ValueError(f"epochs must be a positive integer, got {epochs!r}")
         if seed is not None:
+            seed = check_seed(seed)
             torch.manual_seed(seed)
             generator = getattr(train_loader, "generator", None)
             if generator is not None:
@@ -164,7 +226,9 @@ class Trainer:
             bar_format="{l_bar}{bar:10}| {n_fmt}/{total_fmt} epochs [{elapsed}{postfix}]",
         )
         for _ in bar:
-            self.losses.append(self._run_epoch(train_loader, train=True))
+            self.losses.append(
+                self._run_epoch(train_loader, train=True, bar=bar if progress else None)
+            )
             postfix = {"loss": f"{self.losses[-1]:.4f}"}  # 4 decimals: stable across runs
             if val_loader is not None:
                 self.val_losses.append(self.evaluate(val_loader))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import torch
 from torch import Tensor
@@ -109,12 +109,13 @@ def pad(sequences: Sequence[Sequence[int]], value: int = PAD) -> Tensor:
     return out
 
 
-@dataclass(frozen=True)
-class PairBatch:
+class PairBatch(NamedTuple):
     """One batch of encoded pairs, with the teacher-forcing shift already applied.
 
     ``tgt_in`` is ``<sos> y1 ... yn`` and ``tgt_out`` is ``y1 ... yn <eos>``: at step ``t``
-    the decoder sees ``tgt_in[:, :t+1]`` and must predict ``tgt_out[:, t]``.
+    the decoder sees ``tgt_in[:, :t+1]`` and must predict ``tgt_out[:, t]``. A tuple
+    ``(src, tgt_in, tgt_out)``, so the :class:`~course_lib.train.Trainer` calls
+    ``model(src, tgt_in)`` and compares its output with ``tgt_out``.
     """
 
     src: Tensor  # (B, S)

@@ -1,9 +1,13 @@
+from typing import NamedTuple
+
 import pytest
 import torch
+import torch.nn.functional as F
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from course_lib import train as train_module
+from course_lib.schedules import warmup_cosine, warmup_inverse_sqrt
 from course_lib.train import Trainer, default_device, seed_everything
 
 
@@ -129,3 +133,101 @@ def test_module_does_no_global_work_on_import():
     state = torch.get_rng_state()
     importlib.reload(train_module)
     assert torch.equal(state, torch.get_rng_state())
+
+
+# -- options: clipping, schedules, per-token losses, mixed precision, input checks -----------
+
+
+
+def test_gradient_clipping_bounds_the_update():
+    model = nn.Linear(1, 1, bias=False)
+    nn.init.zeros_(model.weight)
+    x, y = torch.ones(4, 1), torch.full((4, 1), 100.0)  # a huge gradient
+    loader = DataLoader(TensorDataset(x, y), batch_size=4)
+    trainer = Trainer(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=1.0),
+                      "cpu", clip_grad_norm=0.5)
+    trainer.fit(loader, epochs=1, progress=False)
+    assert model.weight.item() == pytest.approx(0.5)  # lr x clipped norm
+    with pytest.raises(ValueError, match="clip_grad_norm must be positive"):
+        Trainer(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=1.0), "cpu",
+                clip_grad_norm=0)
+
+
+def test_the_scheduler_steps_once_per_optimiser_step():
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+    trainer = Trainer(model, nn.MSELoss(), optimizer, "cpu",
+                      scheduler=warmup_inverse_sqrt(optimizer, warmup=4))
+    train, _ = toy_loaders()  # 8 batches per epoch
+    trainer.fit(train, epochs=2, progress=False)
+    assert len(trainer.learning_rates) == 16
+    assert trainer.learning_rates[:4] == pytest.approx([0.25, 0.5, 0.75, 1.0])
+    assert trainer.learning_rates[15] == pytest.approx((4 / 16) ** 0.5)
+    other = torch.optim.SGD(model.parameters(), lr=1.0)
+    with pytest.raises(ValueError, match="same optimizer"):
+        Trainer(model, nn.MSELoss(), optimizer, "cpu", scheduler=warmup_inverse_sqrt(other, 4))
+
+
+def test_warmup_cosine_shape_and_errors():
+    optimizer = torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=2.0)
+    scheduler = warmup_cosine(optimizer, warmup=2, total=6, floor=0.1)
+    rates = []
+    for _ in range(8):
+        rates.append(optimizer.param_groups[0]["lr"])
+        optimizer.step()
+        scheduler.step()
+    assert rates[:2] == pytest.approx([1.0, 2.0])
+    assert rates[2] > rates[3] > rates[4] > rates[5] == pytest.approx(0.2) == rates[7]
+    for kwargs in ({"warmup": 0, "total": 5}, {"warmup": 5, "total": 5},
+                   {"warmup": 2, "total": 5, "floor": 1.0}):
+        with pytest.raises(ValueError):
+            warmup_cosine(optimizer, **kwargs)
+
+
+class Tokens(NamedTuple):
+    inputs: torch.Tensor
+    target: torch.Tensor
+
+
+def test_ignore_index_averages_per_token_and_namedtuple_batches_work():
+    # two batches: one with 1 real token of loss 2, one with 3 real tokens of loss 0
+    logits = torch.tensor([[[0.0, 2.0], [0.0, 2.0]], [[5.0, 0.0], [5.0, 0.0]]])
+    target = torch.tensor([[1, -1], [0, 0]])
+
+    def loss_fn(output, tgt):
+        return F.cross_entropy(output.flatten(0, 1), tgt.flatten(), ignore_index=-1)
+
+    batches = [Tokens(logits[:1], target[:1]), Tokens(logits[1:], target[1:])]
+    trainer = Trainer(nn.Identity(), loss_fn, torch.optim.SGD(
+        [nn.Parameter(torch.zeros(1))], lr=0.1), "cpu", ignore_index=-1)
+    per_token = F.cross_entropy(logits.flatten(0, 1), target.flatten(), ignore_index=-1)
+    assert trainer.evaluate(batches) == pytest.approx(per_token.item())
+
+
+def test_mixed_precision_is_inert_on_the_cpu():
+    model = nn.Linear(3, 1)
+    trainer = Trainer(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1), "cpu",
+                      mixed_precision=True)
+    assert trainer.mixed_precision is False
+    trainer.fit(*toy_loaders(), epochs=1, progress=False)
+
+
+def test_outputs_that_would_broadcast_against_the_target_are_refused():
+    x, y = torch.randn(8, 3), torch.randn(8, 3)
+    trainer = Trainer(nn.Linear(3, 1), nn.MSELoss(), torch.optim.SGD(
+        nn.Linear(3, 1).parameters(), lr=0.1), "cpu")
+    with pytest.raises(ValueError, match=r"output \(8, 1\) and the target \(8, 3\)"):
+        trainer.evaluate(DataLoader(TensorDataset(x, y), batch_size=8))
+
+
+@pytest.mark.parametrize("seed, error", [(1.5, TypeError), ("0", TypeError), (True, TypeError),
+                                         (-1, ValueError)])
+def test_seeds_must_be_integers(seed, error):
+    with pytest.raises(error, match="seed"):
+        make_trainer().fit(*toy_loaders(), epochs=1, seed=seed, progress=False)
+
+
+def test_the_bar_shows_the_running_loss(capsys):
+    make_trainer().fit(*toy_loaders(), epochs=1, seed=0, desc="bar")
+    out = capsys.readouterr().out
+    assert "loss=" in out and "val=" in out
