@@ -18,7 +18,7 @@ import time
 import torch
 from torch import nn
 
-from course_lib.attention import MultiHeadAttention
+from course_lib.multihead import MultiHeadAttention
 
 B, T, D, H = 64, 12, 128, 4
 

@@ -60,3 +60,20 @@ def check_seed(seed: object, name: str = "seed") -> int:
     if seed < 0:
         raise ValueError(f"{name} must be non-negative, got {seed}")
     return int(seed)
+
+
+def check_floating(**tensors: Tensor) -> None:
+    """Attention needs floating-point inputs: token ids must be embedded first."""
+    for name, t in tensors.items():
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name} must be a tensor, got {type(t).__name__}")
+        if not torch.is_floating_point(t):
+            raise TypeError(
+                f"{name} is {t.dtype}, but attention needs floating-point vectors: embed "
+                "token ids first (nn.Embedding), or convert with .float()"
+            )
+
+
+def check_dropout(p: float, name: str = "dropout") -> None:
+    if not 0.0 <= p < 1.0:
+        raise ValueError(f"{name} is a probability in [0, 1), got {p}")

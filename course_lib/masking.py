@@ -10,6 +10,12 @@ to the scores (``-inf`` blocks).
 
 **Fully masked rows:** a query whose every key is blocked gets all-zero weights (and so a
 zero context vector) instead of the NaNs a plain softmax gives; its gradients are zero too.
+
+**NaN at a blocked key:** a blocked key gets weight exactly 0, but ``0 * NaN`` is NaN, so a
+NaN *value* at a padded position still poisons the context. Padding must hold finite
+numbers (zeros, or the embedding of a padding token); the library never produces NaN there.
+
+Every function here checks its inputs and leaves them unchanged.
 """
 
 from __future__ import annotations
@@ -19,22 +25,37 @@ from torch import Tensor
 
 from course_lib._validate import shape_str
 
-__all__ = ["masked_softmax", "padding_mask", "causal_mask", "merge_masks", "combine_masks", "as_additive"]
+__all__ = [
+    "check_mask",
+    "masked_softmax",
+    "padding_mask",
+    "causal_mask",
+    "as_additive",
+    "combine_masks",
+    "merge_masks",
+]
 
 
-def _check_mask(mask: Tensor, scores_shape: torch.Size, name: str) -> None:
+def check_mask(mask: Tensor, scores_shape: torch.Size | tuple[int, ...], name: str = "mask") -> None:
+    """Raise a clear error unless ``mask`` is boolean or float and broadcasts to the scores.
+
+    Args:
+        mask: the mask to check.
+        scores_shape: shape of the attention scores ``(..., T, S)``.
+        name: the argument's name, for the message.
+    """
     if not isinstance(mask, Tensor):
         raise TypeError(f"{name} must be a tensor, got {type(mask).__name__}")
     if mask.dtype != torch.bool and not torch.is_floating_point(mask):
         raise TypeError(
             f"{name} must be boolean (True = blocked) or float (added to the scores), "
-            f"got {mask.dtype}; use mask.bool()"
+            f"got {mask.dtype}; for 0/1 masks use mask.bool()"
         )
     try:
-        shape = torch.broadcast_shapes(mask.shape, scores_shape)
+        shape = torch.broadcast_shapes(mask.shape, tuple(scores_shape))
     except RuntimeError:
         shape = None
-    if shape != scores_shape:
+    if shape != tuple(scores_shape):
         raise ValueError(
             f"{name} of shape {shape_str(mask)} does not fit the attention scores of shape "
             f"(..., T, S) = {tuple(scores_shape)}: it must broadcast to them, e.g. (T, S), "
@@ -42,65 +63,60 @@ def _check_mask(mask: Tensor, scores_shape: torch.Size, name: str) -> None:
         )
 
 
-def _apply_mask(scores: Tensor, mask: Tensor | None) -> Tensor:
-    if mask is None:
-        return scores
-    if mask.dtype == torch.bool:
-        return scores.masked_fill(mask, float("-inf"))  # a new tensor: the input is untouched
-    return scores + mask
-
-
-def _softmax_with_empty_rows(scores: Tensor, dim: int = -1) -> Tensor:
-    """Softmax where a row of only ``-inf`` gives zeros (and zero gradients), not NaN."""
-    empty = torch.isneginf(scores).all(dim=dim, keepdim=True)
-    weights = torch.softmax(scores.masked_fill(empty, 0.0), dim=dim)
-    return weights.masked_fill(empty, 0.0)
+def _lengths_mask(valid_lens: Tensor, scores: Tensor) -> Tensor:
+    """Boolean mask (True = blocked) from the number of keys each row may use."""
+    S = scores.shape[-1]
+    lens = torch.as_tensor(valid_lens, device=scores.device)
+    if torch.is_floating_point(lens) or lens.dtype == torch.bool:
+        raise TypeError(f"valid_lens must hold integers, got {lens.dtype}")
+    if lens.numel() and (lens.min() < 0 or lens.max() > S):
+        raise ValueError(f"valid_lens must lie in [0, S={S}], got {lens.tolist()}")
+    positions = torch.arange(S, device=scores.device)  # (S,)
+    if lens.ndim == scores.ndim - 2:  # one length per sequence: (B,) for (B, T, S)
+        return (positions >= lens[..., None])[..., None, :]  # (..., 1, S)
+    if lens.ndim == scores.ndim - 1:  # one length per query: (B, T)
+        return positions >= lens[..., None]  # (..., T, S)
+    raise ValueError(
+        f"valid_lens of shape {shape_str(lens)} does not fit scores {shape_str(scores)}: "
+        "use (B,) or (B, T)"
+    )
 
 
 def masked_softmax(
-    scores: Tensor,
-    mask: Tensor | None = None,
-    valid_lens: Tensor | None = None,
-    dim: int = -1,
+    scores: Tensor, mask: Tensor | None = None, *, valid_lens: Tensor | None = None
 ) -> Tensor:
     """Softmax over the last axis that gives blocked positions exactly zero weight.
 
-    Give either a boolean ``mask`` (True = blocked) or ``valid_lens`` (the number of keys
-    each row may use: the first ``valid_lens`` positions), not both. ``scores`` is never
-    modified. A row with no allowed position gives all zeros.
+    Give a ``mask`` -- boolean (True = blocked) or float (added to the scores, ``-inf``
+    blocks) -- or ``valid_lens`` (each row may use its first ``valid_lens`` keys), not both.
+    ``scores`` is never modified. A row with no allowed position gives all zeros.
 
     Args:
         scores: attention scores ``(..., T, S)``.
-        mask: boolean, broadcastable to ``scores``.
-        valid_lens: ``(B,)`` (one length per sequence) or ``(B, T)`` (one per query).
-        dim: must be the last axis (-1); kept for readability at call sites.
+        mask: broadcastable to ``scores``.
+        valid_lens: ``(B,)`` (one length per sequence) or ``(B, T)`` (one per query), each
+            in ``[0, S]``.
 
     Returns:
         weights of the same shape as ``scores``; every row sums to 1 or is all zeros.
     """
-    if dim not in (-1, scores.ndim - 1):
-        raise ValueError("masked_softmax works over the last axis (dim=-1)")
+    if not isinstance(scores, Tensor) or scores.ndim < 1:
+        raise ValueError("scores must be a tensor (..., T, S)")
     if mask is not None and valid_lens is not None:
         raise ValueError("give either mask or valid_lens, not both")
     if valid_lens is not None:
         if scores.ndim < 2:
             raise ValueError(f"scores must be (..., T, S) to use valid_lens, got {shape_str(scores)}")
-        lens = torch.as_tensor(valid_lens, device=scores.device)
-        positions = torch.arange(scores.shape[-1], device=scores.device)  # (S,)
-        if lens.ndim == scores.ndim - 2:  # one length per sequence: (B,) for (B, T, S)
-            mask = (positions >= lens[..., None])[..., None, :]  # (..., 1, S)
-        elif lens.ndim == scores.ndim - 1:  # one length per query: (B, T)
-            mask = positions >= lens[..., None]  # (..., T, S)
-        else:
-            raise ValueError(
-                f"valid_lens of shape {shape_str(lens)} does not fit scores {shape_str(scores)}: "
-                "use (B,) or (B, T)"
-            )
+        mask = _lengths_mask(valid_lens, scores)
     if mask is not None:
-        _check_mask(mask, scores.shape, "mask")
-        if mask.dtype != torch.bool:
-            raise TypeError("masked_softmax takes a boolean mask (True = blocked)")
-    return _softmax_with_empty_rows(_apply_mask(scores, mask))
+        check_mask(mask, scores.shape)
+        if mask.dtype == torch.bool:
+            scores = scores.masked_fill(mask, float("-inf"))  # a new tensor: input untouched
+        else:
+            scores = scores + mask
+    empty = torch.isneginf(scores).all(dim=-1, keepdim=True)  # rows with nothing allowed
+    weights = torch.softmax(scores.masked_fill(empty, 0.0), dim=-1)
+    return weights.masked_fill(empty, 0.0)
 
 
 def padding_mask(x: Tensor, pad_id: int | None = None, max_len: int | None = None) -> Tensor:
@@ -131,26 +147,46 @@ def padding_mask(x: Tensor, pad_id: int | None = None, max_len: int | None = Non
 
 def causal_mask(size: int, device: torch.device | str | None = None) -> Tensor:
     """``(T, T)`` mask, True above the diagonal: query ``t`` may not see keys after ``t``."""
-    if size < 1:
-        raise ValueError(f"size must be at least 1, got {size}")
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise ValueError(f"size must be a positive integer, got {size!r}")
     return torch.ones(size, size, dtype=torch.bool, device=device).triu(diagonal=1)
 
 
-def as_additive(mask: Tensor, dtype: torch.dtype = torch.float32) -> Tensor:
-    """A float mask to add to the scores: ``-inf`` where a boolean mask is True."""
+def as_additive(mask: Tensor, *, dtype: torch.dtype) -> Tensor:
+    """A float mask of ``dtype`` (the scores' dtype) to add to the scores: ``-inf`` where a
+    boolean mask is True. A float mask is returned converted to ``dtype``."""
+    if not torch.empty(0, dtype=dtype).is_floating_point():
+        raise TypeError(f"dtype must be a floating-point type, got {dtype}")
     if mask.dtype != torch.bool:
-        return mask
+        return mask.to(dtype)
     return torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(mask, float("-inf"))
 
 
 def combine_masks(a: Tensor | None, b: Tensor | None) -> Tensor | None:
-    """Block what either mask blocks. Two booleans give a boolean (True = blocked);
-    otherwise a float mask to add to the scores. Shapes must broadcast together."""
+    """Block what either mask blocks; ``None`` stands for no mask.
+
+    Two booleans give a boolean (True = blocked); otherwise a float mask (of the float
+    masks' promoted dtype) to add to the scores. Shapes must broadcast together.
+    """
+    for name, m in (("first mask", a), ("second mask", b)):
+        if m is not None and m.dtype != torch.bool and not torch.is_floating_point(m):
+            raise TypeError(
+                f"the {name} is {m.dtype}: masks are boolean (True = blocked) or float "
+                "(added to the scores); for 0/1 masks use mask.bool()"
+            )
     if a is None or b is None:
         return b if a is None else a
+    try:
+        torch.broadcast_shapes(a.shape, b.shape)
+    except RuntimeError as err:
+        raise ValueError(
+            f"masks of shapes {shape_str(a)} and {shape_str(b)} do not broadcast together"
+        ) from err
     if a.dtype == torch.bool and b.dtype == torch.bool:
         return a | b
-    return as_additive(a) + as_additive(b)
+    floats = [m.dtype for m in (a, b) if m.dtype != torch.bool]
+    dtype = torch.promote_types(floats[0], floats[-1])
+    return as_additive(a, dtype=dtype) + as_additive(b, dtype=dtype)
 
 
 def merge_masks(attn_mask: Tensor | None, key_padding_mask: Tensor | None) -> Tensor | None:
@@ -158,7 +194,7 @@ def merge_masks(attn_mask: Tensor | None, key_padding_mask: Tensor | None) -> Te
     ``(B, S)``, broadcastable to ``(B, T, S)``. Booleans stay boolean (True = blocked);
     if either is float, the result is a float mask to add to the scores."""
     if key_padding_mask is None:
-        return attn_mask
+        return combine_masks(attn_mask, None)
     if key_padding_mask.ndim != 2:
         raise ValueError(f"key_padding_mask must be (B, S), got {shape_str(key_padding_mask)}")
     kpm = key_padding_mask[:, None, :]  # (B, S) -> (B, 1, S): the same for every query

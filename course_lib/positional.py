@@ -52,7 +52,9 @@ class PositionalEncoding(nn.Module):
         d_model: width ``D`` of the inputs.
 
     Shape:
-        x ``(B, T, D)`` with ``T <= max_len`` -> ``(B, T, D)``.
+        x ``(B, T, D)`` -> ``(B, T, D)``, positions ``start .. start + T - 1``, which must
+        stay below ``max_len``. ``start > 0`` encodes the newest steps of a sequence decoded
+        one step at a time.
     """
 
     def __init__(self, max_len: int, d_model: int) -> None:
@@ -60,14 +62,17 @@ class PositionalEncoding(nn.Module):
         self.max_len, self.d_model = max_len, d_model
         self.register_buffer("pe", sinusoidal_encoding(max_len, d_model).unsqueeze(0))  # (1, L, D)
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, x: Tensor, start: int = 0) -> Tensor:
         if x.ndim != 3 or x.shape[-1] != self.d_model:
             raise ValueError(
                 f"x must be batch-first (B, T, d_model={self.d_model}), got {shape_str(x)}"
             )
-        if x.shape[1] > self.max_len:
+        if isinstance(start, bool) or not isinstance(start, int) or start < 0:
+            raise ValueError(f"start must be a non-negative integer position, got {start!r}")
+        end = start + x.shape[1]
+        if end > self.max_len:
             raise ValueError(
-                f"the sequence has {x.shape[1]} steps but this PositionalEncoding was built for "
+                f"positions {start}..{end - 1} do not fit this PositionalEncoding, built for "
                 f"max_len={self.max_len}: build it with a larger max_len, or shorten the input"
             )
-        return x * math.sqrt(self.d_model) + self.pe[:, : x.shape[1]]  # (B, T, D) + (1, T, D)
+        return x * math.sqrt(self.d_model) + self.pe[:, start:end]  # (B, T, D) + (1, T, D)

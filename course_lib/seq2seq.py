@@ -17,7 +17,7 @@ the new one, so a call depends only on its arguments and two batches can never m
 
 Decoder-step protocol, shared with the attention decoders of Chapter 2::
 
-    out, hidden, weights = decoder(x, hidden, memory, memory_key_padding_mask)
+    out, hidden, weights = decoder(x, hidden, memory, memory_key_padding_mask=...)
 
 ``x`` is ``(B, T, F)``, ``memory`` the encoder states ``(B, S, H)``; ``weights`` is the
 attention over the source ``(B, T, S)``, or ``None`` for a decoder without attention.
@@ -124,6 +124,7 @@ class Decoder(DecoderStep):
         x: Tensor,
         hidden: Tensor,
         memory: Tensor | None = None,
+        *,
         memory_key_padding_mask: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, None]:
         self.check_step(x, hidden, memory)
@@ -182,7 +183,8 @@ class EncoderDecoder(nn.Module):
         self,
         source: Tensor,
         target: Tensor | None = None,
-        source_key_padding_mask: Tensor | None = None,
+        *,
+        src_key_padding_mask: Tensor | None = None,
         need_weights: bool = False,
     ) -> Tensor | tuple[Tensor, Tensor | None]:
         check_sequence(source, "source")
@@ -199,7 +201,9 @@ class EncoderDecoder(nn.Module):
         x = source[:, -1:]  # (B, 1, F): the last known point starts the decoding
         outputs, weights = [], []
         for t in range(self.target_len):
-            out, hidden, w = self.decoder(x, hidden, memory, source_key_padding_mask)
+            out, hidden, w = self.decoder(
+                x, hidden, memory, memory_key_padding_mask=src_key_padding_mask
+            )
             outputs.append(out)  # (B, 1, F)
             weights.append(w)  # (B, 1, S) or None
             teacher_forced = use_target and bool(torch.rand(()) < self.teacher_forcing_prob)

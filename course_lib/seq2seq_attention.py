@@ -3,7 +3,7 @@
 Both follow the decoder-step protocol of :mod:`course_lib.seq2seq`, so they plug into
 :class:`~course_lib.seq2seq.EncoderDecoder` unchanged::
 
-    out, hidden, weights = decoder(x, hidden, memory, memory_key_padding_mask)
+    out, hidden, weights = decoder(x, hidden, memory, memory_key_padding_mask=...)
 
 Letters: ``B`` batch, ``T`` decoding steps in ``x``, ``S`` source length, ``F`` features,
 ``H`` hidden size. ``memory`` is the encoder's states ``(B, S, H)``; ``weights`` are the
@@ -57,6 +57,7 @@ class AttentionDecoder(DecoderStep):
         x: Tensor,
         hidden: Tensor,
         memory: Tensor | None = None,
+        *,
         memory_key_padding_mask: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, Tensor]:
         self.check_step(x, hidden, memory)
@@ -101,6 +102,7 @@ class BahdanauDecoder(DecoderStep):
         x: Tensor,
         hidden: Tensor,
         memory: Tensor | None = None,
+        *,
         memory_key_padding_mask: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, Tensor]:
         self.check_step(x, hidden, memory)

@@ -1,37 +1,41 @@
-"""Transformer layers and the self-attention encoder-decoder of Chapters 3 and 4.
+"""Transformer layers and stacks, with incremental decoding through an explicit cache.
 
-Batch first. Letters: ``B`` batch, ``S`` source length, ``T`` target length, ``F`` features
-per point, ``D`` model width, ``H`` heads. Masks: True = blocked.
+Batch first. Letters: ``B`` batch, ``S`` source length, ``T`` target length, ``D`` model
+width, ``N`` heads. Masks use PyTorch's names and the library's one polarity, True = blocked:
+``src_mask`` / ``tgt_mask`` / ``memory_mask`` ``(T, S)``-like, and ``src_key_padding_mask``,
+``tgt_key_padding_mask``, ``memory_key_padding_mask`` ``(B, length)``.
 
 Each layer is a stack of *sublayers* (attention, feed-forward). ``add_norm`` says how a
 sublayer's output joins its input:
 
 * ``"post"`` -- ``LayerNorm(x + sublayer(x))``, the original Transformer's Add & Norm;
-* ``"pre"``  -- ``x + sublayer(LayerNorm(x))``, easier to train in deep stacks;
+* ``"pre"``  -- ``x + sublayer(LayerNorm(x))``, easier to train in deep stacks; a stack of
+  pre-LN layers ends with one more LayerNorm (:class:`TransformerEncoder` adds it);
 * ``None``   -- ``sublayer(x)``, no residual and no normalisation: the lecture's first
   self-attention model.
 
-Attention weights are returned when asked (``need_weights=True``), never stored.
+With weights copied, :class:`EncoderLayer` and :class:`DecoderLayer` equal
+``nn.TransformerEncoderLayer`` / ``nn.TransformerDecoderLayer`` (``batch_first=True``,
+``norm_first`` False or True) -- the tests check it to 1e-6 in float64. Unlike those, they
+return their attention weights when asked.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
-import torch
 from torch import Tensor, nn
 
-from course_lib._validate import check_sequence
-from course_lib.attention import MultiHeadAttention
-from course_lib.masking import causal_mask
-from course_lib.positional import PositionalEncoding
+from course_lib._validate import check_dropout, shape_str
+from course_lib.multihead import KeyValue, MultiHeadAttention
 
 __all__ = [
     "FeedForward",
     "EncoderLayer",
     "DecoderLayer",
-    "SelfAttentionConfig",
-    "SelfAttentionEncoderDecoder",
+    "TransformerEncoder",
+    "TransformerDecoder",
+    "DecoderCache",
 ]
 
 ADD_NORM = ("post", "pre", None)
@@ -57,28 +61,38 @@ class _Sublayers(nn.Module):
         super().__init__()
         if add_norm not in ADD_NORM:
             raise ValueError(f"add_norm must be 'post', 'pre' or None, got {add_norm!r}")
-        self.add_norm = add_norm
+        check_dropout(dropout)
+        self.d_model, self.add_norm = d_model, add_norm
         self.norms = nn.ModuleList(
             nn.LayerNorm(d_model) if add_norm else nn.Identity() for _ in range(n_sublayers)
         )
         self.dropout = nn.Dropout(dropout)
 
-    def _sublayer(self, i: int, x: Tensor, sublayer) -> tuple[Tensor, Tensor | None]:
+    def _check_width(self, **tensors: Tensor) -> None:
+        for name, t in tensors.items():
+            if t.ndim != 3 or t.shape[-1] != self.d_model:
+                raise ValueError(
+                    f"{name} must be (B, length, d_model={self.d_model}), got {shape_str(t)}: "
+                    "embed the input to the layer's width first"
+                )
+
+    def _sublayer(self, i: int, x: Tensor, sublayer) -> tuple[Tensor, ...]:
+        """Apply ``sublayer`` (returning its output first) with this layer's Add & Norm."""
         if self.add_norm == "pre":
-            out, weights = sublayer(self.norms[i](x))
-            return x + self.dropout(out), weights
-        out, weights = sublayer(x)
+            out, *rest = sublayer(self.norms[i](x))
+            return x + self.dropout(out), *rest
+        out, *rest = sublayer(x)
         if self.add_norm == "post":
-            return self.norms[i](x + self.dropout(out)), weights
-        return out, weights
+            return self.norms[i](x + self.dropout(out)), *rest
+        return out, *rest
 
 
 class EncoderLayer(_Sublayers):
     """Self-attention then feed-forward.
 
     Shape:
-        x ``(B, S, D)``, ``key_padding_mask`` ``(B, S)`` -> ``(B, S, D)`` and, with
-        ``need_weights``, the self-attention weights of every head ``(B, H, S, S)``.
+        x ``(B, S, D)``, ``src_mask`` ``(S, S)``, ``src_key_padding_mask`` ``(B, S)`` ->
+        ``(B, S, D)`` and, with ``need_weights``, the weights of every head ``(B, N, S, S)``.
     """
 
     def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0,
@@ -87,12 +101,14 @@ class EncoderLayer(_Sublayers):
         self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
         self.ffn = FeedForward(d_model, d_ff, dropout)
 
-    def forward(self, x: Tensor, key_padding_mask: Tensor | None = None,
+    def forward(self, x: Tensor, *, src_mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None,
                 need_weights: bool = False) -> tuple[Tensor, Tensor | None]:
+        self._check_width(x=x)
         x, weights = self._sublayer(0, x, lambda h: self.self_attn(
-            h, h, h, key_padding_mask=key_padding_mask, need_weights=need_weights,
-            average_attn_weights=False))
-        x, _ = self._sublayer(1, x, lambda h: (self.ffn(h), None))
+            h, h, h, key_padding_mask=src_key_padding_mask, attn_mask=src_mask,
+            need_weights=need_weights, average_attn_weights=False))
+        x, = self._sublayer(1, x, lambda h: (self.ffn(h),))
         return x, weights
 
 
@@ -101,8 +117,9 @@ class DecoderLayer(_Sublayers):
 
     Shape:
         x ``(B, T, D)``, memory ``(B, S, D)``, ``tgt_mask`` ``(T, T)`` (usually causal),
-        ``memory_key_padding_mask`` ``(B, S)`` -> ``(B, T, D)`` and, with ``need_weights``,
-        the weights of every head: self ``(B, H, T, T)`` and cross ``(B, H, T, S)``.
+        ``memory_mask`` ``(T, S)``, padding masks ``(B, T)`` and ``(B, S)`` -> ``(B, T, D)``
+        and, with ``need_weights``, the weights of every head: self ``(B, N, T, T)`` and
+        cross ``(B, N, T, S)``.
     """
 
     def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0,
@@ -112,121 +129,148 @@ class DecoderLayer(_Sublayers):
         self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout)
         self.ffn = FeedForward(d_model, d_ff, dropout)
 
-    def forward(self, x: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
-                tgt_key_padding_mask: Tensor | None = None,
+    def forward(self, x: Tensor, memory: Tensor, *, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
                 memory_key_padding_mask: Tensor | None = None,
                 need_weights: bool = False) -> tuple[Tensor, Tensor | None, Tensor | None]:
+        self._check_width(x=x, memory=memory)
         x, self_weights = self._sublayer(0, x, lambda h: self.self_attn(
             h, h, h, key_padding_mask=tgt_key_padding_mask, attn_mask=tgt_mask,
             need_weights=need_weights, average_attn_weights=False))
         x, cross_weights = self._sublayer(1, x, lambda h: self.cross_attn(
-            h, memory, memory, key_padding_mask=memory_key_padding_mask,
+            h, memory, memory, key_padding_mask=memory_key_padding_mask, attn_mask=memory_mask,
             need_weights=need_weights, average_attn_weights=False))
-        x, _ = self._sublayer(2, x, lambda h: (self.ffn(h), None))
+        x, = self._sublayer(2, x, lambda h: (self.ffn(h),))
         return x, self_weights, cross_weights
 
+    def step(self, x: Tensor, memory_kv: KeyValue, cache: KeyValue | None, *,
+             memory_key_padding_mask: Tensor | None = None, need_weights: bool = False):
+        """The newest target positions ``x`` ``(B, t, D)`` given the cached earlier ones.
 
-@dataclass(frozen=True)
-class SelfAttentionConfig:
-    """Sizes of the squares' self-attention encoder-decoder (defaults: the lecture's)."""
-
-    n_features: int = 2
-    d_model: int = 6
-    num_heads: int = 3
-    d_ff: int = 10
-    target_len: int = 2
-    num_layers: int = 1
-    positional: bool = True
-    max_len: int = 100
-    add_norm: str | None = None
-    dropout: float = 0.0
-    start: str = "last"  # first decoder input: "last" source point, or "origin" (0, ..., 0)
+        Returns ``(output (B, t, D), self weights, cross weights, updated cache)``; the same
+        numbers :meth:`forward` gives at those positions under a causal ``tgt_mask``.
+        """
+        self._check_width(x=x)
+        x, self_weights, cache = self._sublayer(0, x, lambda h: (
+            self.self_attn.self_attention_step(
+                h, cache, need_weights=need_weights, average_attn_weights=False)))
+        x, cross_weights = self._sublayer(1, x, lambda h: self.cross_attn.attend(
+            h, memory_kv, key_padding_mask=memory_key_padding_mask,
+            need_weights=need_weights, average_attn_weights=False))
+        x, = self._sublayer(2, x, lambda h: (self.ffn(h),))
+        return x, self_weights, cross_weights, cache
 
 
-class SelfAttentionEncoderDecoder(nn.Module):
-    """Encoder-decoder made of attention layers only, for sequences of points.
+def _final_norm(d_model: int, add_norm: str | None) -> nn.Module:
+    return nn.LayerNorm(d_model) if add_norm == "pre" else nn.Identity()
 
-    Points are embedded by a linear layer (``F -> D``), optionally scaled and position-
-    encoded, passed through ``num_layers`` encoder and decoder layers, and mapped back to
-    points (``D -> F``).
 
-    * **Training** (``model.train()`` and a ``target``): the decoder reads the *shifted*
-      target -- the last source point followed by every target point but the last -- in one
-      parallel pass, with a causal mask so step ``t`` cannot see steps after ``t``.
-    * **Evaluation** (or no target): it generates one point at a time, feeding each
-      prediction back and re-running the decoder on the growing input under a growing mask.
+class TransformerEncoder(nn.Module):
+    """``num_layers`` encoder layers; a pre-LN stack ends with a LayerNorm.
 
     Shape:
-        source ``(B, S, F)``, target ``(B, T, F)`` -> predictions ``(B, T, F)``; with
-        ``need_weights=True`` also a dict of per-layer weight lists: ``"encoder"``
-        ``(B, H, S, S)``, ``"decoder"`` ``(B, H, T, T)`` and ``"cross"`` ``(B, H, T, S)``.
+        x ``(B, S, D)`` (already embedded) -> ``(B, S, D)``; with ``need_weights`` also a
+        list with every layer's weights ``(B, N, S, S)``, else ``None``.
     """
 
-    def __init__(self, config: SelfAttentionConfig = SelfAttentionConfig()) -> None:
+    def __init__(self, d_model: int, num_heads: int, d_ff: int, num_layers: int,
+                 dropout: float = 0.0, add_norm: str | None = "post") -> None:
         super().__init__()
-        c = self.config = config
-        if c.start not in ("last", "origin"):
-            raise ValueError(f"start must be 'last' or 'origin', got {c.start!r}")
-        layer_args = (c.d_model, c.num_heads, c.d_ff, c.dropout, c.add_norm)
-        self.embed_source = nn.Linear(c.n_features, c.d_model)
-        self.embed_target = nn.Linear(c.n_features, c.d_model)
-        self.positional = PositionalEncoding(c.max_len, c.d_model) if c.positional else None
-        self.encoder_layers = nn.ModuleList(EncoderLayer(*layer_args) for _ in range(c.num_layers))
-        self.decoder_layers = nn.ModuleList(DecoderLayer(*layer_args) for _ in range(c.num_layers))
-        self.head = nn.Linear(c.d_model, c.n_features)
+        if num_layers < 1:
+            raise ValueError(f"num_layers must be at least 1, got {num_layers}")
+        self.layers = nn.ModuleList(
+            EncoderLayer(d_model, num_heads, d_ff, dropout, add_norm) for _ in range(num_layers)
+        )
+        self.norm = _final_norm(d_model, add_norm)
 
-    def _embed(self, x: Tensor, embed: nn.Linear) -> Tensor:
-        h = embed(x)  # (B, L, F) -> (B, L, D)
-        return self.positional(h) if self.positional is not None else h
-
-    def encode(self, source: Tensor, key_padding_mask: Tensor | None = None,
-               need_weights: bool = False) -> tuple[Tensor, list]:
-        """The encoder's output ``(B, S, D)`` and its weights per layer."""
-        h, weights = self._embed(source, self.embed_source), []
-        for layer in self.encoder_layers:
-            h, w = layer(h, key_padding_mask, need_weights)
+    def forward(self, x: Tensor, *, mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None,
+                need_weights: bool = False) -> tuple[Tensor, list[Tensor] | None]:
+        weights = []
+        for layer in self.layers:
+            x, w = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
+                         need_weights=need_weights)
             weights.append(w)
-        return h, weights
+        return self.norm(x), (weights if need_weights else None)
 
-    def decode(self, inputs: Tensor, memory: Tensor, memory_key_padding_mask: Tensor | None = None,
-               need_weights: bool = False) -> tuple[Tensor, list, list]:
-        """Predicted points ``(B, T, F)`` for decoder inputs ``(B, T, F)``, under a causal mask."""
-        h = self._embed(inputs, self.embed_target)
-        mask = causal_mask(inputs.shape[1], device=inputs.device)  # (T, T), True above the diagonal
+
+class DecoderCache(NamedTuple):
+    """What incremental decoding carries from step to step, per layer: the encoder memory's
+    projected keys and values (fixed), and the self-attention keys and values so far."""
+
+    memory: tuple[KeyValue, ...]
+    self_attn: tuple[KeyValue | None, ...]
+
+    @property
+    def length(self) -> int:
+        """Target positions cached so far."""
+        first = self.self_attn[0]
+        return 0 if first is None else first.key.shape[2]
+
+    def select(self, index: Tensor) -> DecoderCache:
+        """Keep (or repeat) batch rows ``index`` in every layer's cache."""
+        return DecoderCache(
+            tuple(kv.select(index) for kv in self.memory),
+            tuple(None if kv is None else kv.select(index) for kv in self.self_attn),
+        )
+
+
+class TransformerDecoder(nn.Module):
+    """``num_layers`` decoder layers; a pre-LN stack ends with a LayerNorm.
+
+    :meth:`forward` decodes whole target sequences in parallel (training, teacher forcing);
+    :meth:`init_cache` and :meth:`step` decode one position at a time, reusing the keys and
+    values of earlier positions instead of recomputing them.
+
+    Shape:
+        x ``(B, T, D)``, memory ``(B, S, D)`` -> ``(B, T, D)``; with ``need_weights`` also
+        ``{"self": [(B, N, T, T)] * L, "cross": [(B, N, T, S)] * L}``, else ``None``.
+    """
+
+    def __init__(self, d_model: int, num_heads: int, d_ff: int, num_layers: int,
+                 dropout: float = 0.0, add_norm: str | None = "post") -> None:
+        super().__init__()
+        if num_layers < 1:
+            raise ValueError(f"num_layers must be at least 1, got {num_layers}")
+        self.layers = nn.ModuleList(
+            DecoderLayer(d_model, num_heads, d_ff, dropout, add_norm) for _ in range(num_layers)
+        )
+        self.norm = _final_norm(d_model, add_norm)
+
+    def forward(self, x: Tensor, memory: Tensor, *, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None, need_weights: bool = False):
         self_weights, cross_weights = [], []
-        for layer in self.decoder_layers:
-            h, ws, wc = layer(h, memory, tgt_mask=mask,
+        for layer in self.layers:
+            x, ws, wc = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                              tgt_key_padding_mask=tgt_key_padding_mask,
                               memory_key_padding_mask=memory_key_padding_mask,
                               need_weights=need_weights)
             self_weights.append(ws)
             cross_weights.append(wc)
-        return self.head(h), self_weights, cross_weights  # (B, T, D) -> (B, T, F)
+        weights = {"self": self_weights, "cross": cross_weights} if need_weights else None
+        return self.norm(x), weights
 
-    def _start(self, source: Tensor) -> Tensor:
-        """The first decoder input ``(B, 1, F)``: the last source point, or the origin."""
-        if self.config.start == "last":
-            return source[:, -1:]
-        return torch.zeros_like(source[:, :1])
+    def init_cache(self, memory: Tensor) -> DecoderCache:
+        """Project the encoder memory ``(B, S, D)`` once for every layer's cross-attention."""
+        return DecoderCache(
+            tuple(layer.cross_attn.project_kv(memory, memory) for layer in self.layers),
+            tuple(None for _ in self.layers),
+        )
 
-    def forward(self, source: Tensor, target: Tensor | None = None,
-                source_key_padding_mask: Tensor | None = None, need_weights: bool = False):
-        c = self.config
-        check_sequence(source, "source", c.n_features)
-        memory, enc_weights = self.encode(source, source_key_padding_mask, need_weights)
-        if self.training and target is not None:
-            check_sequence(target, "target", c.n_features)
-            if target.shape[:2] != (source.shape[0], c.target_len):
-                raise ValueError(f"target must be (B, T={c.target_len}, F), got {tuple(target.shape)}")
-            shifted = torch.cat([self._start(source), target[:, :-1]], dim=1)  # (B, T, F)
-            predictions, dec_weights, cross_weights = self.decode(
-                shifted, memory, source_key_padding_mask, need_weights)
-        else:
-            inputs = self._start(source)  # (B, 1, F)
-            for _ in range(c.target_len):
-                out, dec_weights, cross_weights = self.decode(
-                    inputs, memory, source_key_padding_mask, need_weights)
-                inputs = torch.cat([inputs, out[:, -1:]], dim=1)  # append the newest point
-            predictions = inputs[:, 1:]  # drop the source point: (B, T, F)
-        if not need_weights:
-            return predictions
-        return predictions, {"encoder": enc_weights, "decoder": dec_weights, "cross": cross_weights}
+    def step(self, x: Tensor, cache: DecoderCache, *,
+             memory_key_padding_mask: Tensor | None = None, need_weights: bool = False):
+        """Decode the newest positions ``x`` ``(B, t, D)`` (usually ``t = 1``).
+
+        Returns ``(output (B, t, D), updated cache, weights or None)``.
+        """
+        new_self, self_weights, cross_weights = [], [], []
+        for layer, memory_kv, kv in zip(self.layers, cache.memory, cache.self_attn, strict=True):
+            x, ws, wc, kv = layer.step(x, memory_kv, kv,
+                                       memory_key_padding_mask=memory_key_padding_mask,
+                                       need_weights=need_weights)
+            new_self.append(kv)
+            self_weights.append(ws)
+            cross_weights.append(wc)
+        weights = {"self": self_weights, "cross": cross_weights} if need_weights else None
+        return self.norm(x), DecoderCache(cache.memory, tuple(new_self)), weights

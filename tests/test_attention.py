@@ -1,4 +1,4 @@
-"""course_lib.attention: parity with PyTorch, masks, fully masked rows, gradients, errors."""
+"""course_lib.attention: parity with PyTorch, fully masked rows, gradients, errors."""
 
 import pytest
 import torch
@@ -6,15 +6,8 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from course_lib.attention import (
-    AdditiveAttention,
-    Attention,
-    causal_mask,
-    masked_softmax,
-    merge_masks,
-    padding_mask,
-    scaled_dot_product_attention,
-)
+from course_lib.attention import AdditiveAttention, Attention, scaled_dot_product_attention
+from course_lib.masking import padding_mask
 
 
 @st.composite
@@ -84,64 +77,6 @@ def test_gradcheck_float64_with_masks():
     assert not torch.isnan(q.grad).any() and torch.all(q.grad[0, 1] == 0)
 
 
-def test_masked_softmax_forms_agree_and_do_not_mutate():
-    scores = torch.randn(2, 3, 4)
-    before = scores.clone()
-    lens = torch.tensor([2, 4])
-    by_lens = masked_softmax(scores, valid_lens=lens)
-    by_mask = masked_softmax(scores, torch.arange(4) >= lens[:, None, None])
-    torch.testing.assert_close(by_lens, by_mask)
-    assert torch.equal(scores, before)
-    assert torch.all(by_lens[0, :, 2:] == 0)
-    per_query = masked_softmax(scores, valid_lens=torch.tensor([[1, 3, 0], [4, 4, 2]]))
-    assert torch.all(per_query[0, 2] == 0)  # zero valid keys: a row of zeros, not uniform
-    torch.testing.assert_close(per_query[0, 0], torch.tensor([1.0, 0, 0, 0]))
-    torch.testing.assert_close(masked_softmax(scores), scores.softmax(-1))
-
-
-def test_masked_softmax_errors():
-    scores = torch.randn(2, 3, 4)
-    with pytest.raises(ValueError, match="not both"):
-        masked_softmax(scores, torch.zeros(2, 3, 4, dtype=torch.bool), valid_lens=torch.tensor([1, 2]))
-    with pytest.raises(TypeError, match="boolean"):
-        masked_softmax(scores, torch.zeros(2, 3, 4))
-    with pytest.raises(ValueError, match="does not fit"):
-        masked_softmax(scores, torch.zeros(3, 4, 2, dtype=torch.bool))
-    with pytest.raises(ValueError, match=r"\(B,\) or \(B, T\)"):
-        masked_softmax(scores, valid_lens=torch.ones(2, 3, 4))
-    with pytest.raises(ValueError, match="last axis"):
-        masked_softmax(scores, dim=1)
-
-
-def test_mask_builders():
-    tokens = torch.tensor([[5, 6, 0], [7, 0, 0]])
-    assert padding_mask(tokens, pad_id=0).tolist() == [[False, False, True], [False, True, True]]
-    assert padding_mask(torch.tensor([3, 1])).tolist() == [[False, False, False], [False, True, True]]
-    assert padding_mask(torch.tensor([1]), max_len=2).tolist() == [[False, True]]
-    assert causal_mask(3).tolist() == [[False, True, True], [False, False, True], [False, False, False]]
-    with pytest.raises(ValueError, match=r"lengths must lie in \[0, max_len=2\]"):
-        padding_mask(torch.tensor([3]), max_len=2)
-    with pytest.raises(ValueError, match="pad_id"):
-        padding_mask(tokens)
-    with pytest.raises(TypeError, match="integers"):
-        padding_mask(torch.tensor([1.0]))
-    with pytest.raises(ValueError, match="at least 1"):
-        causal_mask(0)
-
-
-def test_merge_masks():
-    attn = causal_mask(3)  # (T, S)
-    kpm = torch.tensor([[False, False, True], [False, True, True]])  # (B, S)
-    merged = merge_masks(attn, kpm)
-    assert merged.shape == (2, 3, 3)
-    assert merged[1].tolist() == [[False, True, True], [False, True, True], [False, True, True]]
-    as_float = merge_masks(torch.zeros(3, 3), kpm)
-    assert torch.equal(torch.isneginf(as_float), kpm[:, None, :].expand(2, 3, 3))
-    assert merge_masks(attn, None) is attn
-    with pytest.raises(ValueError, match=r"\(B, S\)"):
-        merge_masks(attn, kpm[0])
-
-
 def test_clear_errors_for_mismatched_shapes():
     q, k, v = torch.randn(2, 3, 4), torch.randn(2, 5, 4), torch.randn(2, 5, 6)
     with pytest.raises(ValueError, match="same width E"):
@@ -194,3 +129,24 @@ def test_modules_keep_no_state():
     q, k = torch.randn(1, 1, 2), torch.randn(1, 3, 2)
     attention(q, k)
     assert set(vars(attention)) <= set(vars(Attention(2)))  # nothing new was stored
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: scaled_dot_product_attention(torch.randn(2, 3, 4), torch.randn(3, 5, 4),
+                                              torch.randn(3, 5, 4)), ValueError, "batch"),
+        (lambda: scaled_dot_product_attention(torch.ones(2, 3, 4, dtype=torch.long),
+                                              torch.randn(2, 5, 4), torch.randn(2, 5, 4)),
+         TypeError, "embed token ids"),
+        (lambda: scaled_dot_product_attention(torch.randn(2, 3, 4), torch.randn(2, 5, 4),
+                                              torch.randn(2, 5, 4), dropout_p=-0.5),
+         ValueError, "probability"),
+        (lambda: Attention(4)(torch.randn(2, 3, 4), torch.randn(3, 5, 4)), ValueError, "batch"),
+        (lambda: AdditiveAttention(4, 4, 8)(torch.randn(2, 3, 4), torch.randn(3, 5, 4),
+                                            torch.randn(3, 5, 4)), ValueError, "batch"),
+    ],
+)
+def test_mistakes_a_new_user_makes(call, error, message):
+    with pytest.raises(error, match=message):
+        call()

@@ -214,3 +214,15 @@ def test_positional_encoding_check():
         check_positional_encoding(lambda n, d: positional(n, d, swap=True))
     with pytest.raises(CheckFailed, match="2i / d_model"):
         check_positional_encoding(lambda n, d: positional(n, d, two=1))
+
+
+@pytest.mark.parametrize(
+    "check, answer",
+    [(check_gru_cell, gru_cell), (check_greedy_decode, greedy), (check_additive_scores, additive)],
+)
+def test_checks_leave_the_students_random_numbers_alone(check, answer):
+    torch.manual_seed(1234)
+    expected = torch.rand(3)
+    torch.manual_seed(1234)
+    check(answer)
+    assert torch.equal(torch.rand(3), expected), "the check drew from the global generator"

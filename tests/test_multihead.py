@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from course_lib.attention import MultiHeadAttention, causal_mask, padding_mask
+from course_lib.masking import causal_mask, padding_mask
+from course_lib.multihead import MultiHeadAttention
 
 
 def pair(d_model, num_heads, bias=True, seed=0):
@@ -119,3 +120,71 @@ def test_heads_must_divide_d_model():
 def test_same_member_names_as_the_issue_contract():
     mha = MultiHeadAttention(8, 2)
     assert all(isinstance(getattr(mha, n), nn.Linear) for n in ("q_proj", "k_proj", "v_proj", "out_proj"))
+
+
+def test_bad_inputs_say_what_to_do():
+    mha = MultiHeadAttention(8, 2)
+    tokens = torch.randint(0, 5, (2, 5, 8))
+    with pytest.raises(TypeError, match=r"embed token ids first"):
+        mha(tokens, tokens, tokens)
+    with pytest.raises(ValueError, match=r"dropout is a probability"):
+        MultiHeadAttention(8, 2, dropout=-0.1)
+    x = torch.randn(2, 5, 8)
+    with pytest.raises(TypeError, match=r"mask.bool\(\)"):
+        mha(x, x, x, key_padding_mask=torch.zeros(2, 5, dtype=torch.long),
+            attn_mask=causal_mask(5))
+
+
+# -- the key/value cache ----------------------------------------------------------------------
+
+
+def test_attend_with_projected_memory_equals_forward():
+    torch.manual_seed(0)
+    mha = MultiHeadAttention(8, 2).double().eval()
+    q, memory = torch.randn(3, 4, 8, dtype=torch.float64), torch.randn(3, 6, 8, dtype=torch.float64)
+    kpm = padding_mask(torch.tensor([6, 2, 4]), max_len=6)
+    kv = mha.project_kv(memory, memory)
+    assert kv.key.shape == (3, 2, 6, 4)  # (B, N, S, Dh)
+    expected = mha(q, memory, memory, key_padding_mask=kpm)
+    got = mha.attend(q, kv, key_padding_mask=kpm)
+    torch.testing.assert_close(got[0], expected[0])
+    torch.testing.assert_close(got[1], expected[1])
+
+
+def test_self_attention_steps_equal_one_causal_pass():
+    torch.manual_seed(1)
+    mha = MultiHeadAttention(8, 4).double().eval()
+    x = torch.randn(2, 5, 8, dtype=torch.float64)
+    full, full_w = mha(x, x, x, attn_mask=causal_mask(5), average_attn_weights=False)
+    cache, outputs = None, []
+    for t in range(5):
+        out, w, cache = mha.self_attention_step(x[:, t : t + 1], cache, average_attn_weights=False)
+        outputs.append(out)
+        torch.testing.assert_close(w[:, :, 0], full_w[:, :, t, : t + 1])
+        assert cache.key.shape == (2, 4, t + 1, 2)
+    torch.testing.assert_close(torch.cat(outputs, dim=1), full)
+    # two positions at once, after a cached prefix, give the same numbers too
+    _, _, prefix = mha.self_attention_step(x[:, :3], None)
+    out, _, _ = mha.self_attention_step(x[:, 3:], prefix)
+    torch.testing.assert_close(out, full[:, 3:])
+
+
+def test_the_module_stores_nothing_between_calls():
+    mha = MultiHeadAttention(8, 2)
+    before = {k: v.clone() for k, v in mha.state_dict().items()}
+    attributes = set(vars(mha))
+    x = torch.randn(2, 3, 8)
+    _, _, cache = mha.self_attention_step(x, None)
+    mha.self_attention_step(x, cache)
+    assert set(vars(mha)) == attributes
+    assert all(torch.equal(before[k], v) for k, v in mha.state_dict().items())
+
+
+def test_cache_errors():
+    mha = MultiHeadAttention(8, 2)
+    x = torch.randn(2, 3, 8)
+    _, _, cache = mha.self_attention_step(x, None)
+    with pytest.raises(ValueError, match="cache holds 2 sequences"):
+        mha.self_attention_step(torch.randn(3, 1, 8), cache)
+    with pytest.raises(ValueError, match="cache holds 2 sequences"):
+        mha.attend(torch.randn(3, 1, 8), cache)

@@ -1,9 +1,7 @@
-import numpy as np
 import pytest
 import torch
 
-from course_lib.data import make_squares, square_walks
-from course_lib.plots import plot_losses, plot_squares
+from course_lib.plots import plot_losses
 
 
 def test_plot_losses_titles_labels_and_legend():
@@ -20,33 +18,6 @@ def test_plot_losses_errors():
         plot_losses({})
     with pytest.raises(ValueError, match="no values"):
         plot_losses({"training": []})
-
-
-def test_plot_squares_panels_and_prediction_scores():
-    points, directions = make_squares(n=7, seed=0)
-    predicted = torch.as_tensor(points[:, 2:]).float()  # perfect predictions
-    fig = plot_squares(points, directions, predicted=predicted, n_cols=3, title="S")
-    assert fig._suptitle.get_text() == "S"
-    titles = [ax.get_title() for ax in fig.axes if ax.get_visible() and ax.axison]
-    assert len(titles) == 7 and all(t.endswith("2/2 right") for t in titles)
-    assert any(ax.get_xlabel() == "$x_0$" for ax in fig.axes)
-
-
-def test_plot_squares_without_predictions():
-    walks, directions = square_walks()
-    fig = plot_squares(walks, directions, n_cols=4)
-    names = {ax.get_title() for ax in fig.axes}
-    assert names == {"clockwise", "counter-clockwise"}
-
-
-def test_plot_squares_errors():
-    points, directions = make_squares(n=3)
-    with pytest.raises(ValueError, match=r"\(N, L, 2\)"):
-        plot_squares(points[0], directions)
-    with pytest.raises(ValueError, match="3 sequences but 2 directions"):
-        plot_squares(points, directions[:2])
-    with pytest.raises(ValueError, match="predicted must have shape"):
-        plot_squares(points, directions, predicted=np.zeros((3, 1, 2)))
 
 
 def test_attention_heatmap_labels_and_values():

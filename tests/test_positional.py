@@ -44,9 +44,19 @@ def test_module_is_a_scaled_sum_with_a_buffer():
 
 def test_too_long_and_wrong_width_are_clear_errors():
     pe = PositionalEncoding(max_len=4, d_model=2)
-    with pytest.raises(ValueError, match="5 steps but .* max_len=4"):
+    with pytest.raises(ValueError, match=r"positions 0..4 do not fit .* max_len=4"):
         pe(torch.zeros(1, 5, 2))
     with pytest.raises(ValueError, match="d_model=2"):
         pe(torch.zeros(1, 3, 3))
     with pytest.raises(ValueError, match="positive"):
         sinusoidal_encoding(0, 4)
+
+
+def test_start_offsets_encode_later_positions():
+    pe = PositionalEncoding(max_len=10, d_model=4)
+    x = torch.randn(2, 6, 4)
+    torch.testing.assert_close(pe(x[:, 3:], start=3), pe(x)[:, 3:])
+    with pytest.raises(ValueError, match="positions 8..10"):
+        pe(x[:, :3], start=8)
+    with pytest.raises(ValueError, match="non-negative integer"):
+        pe(x, start=-1)

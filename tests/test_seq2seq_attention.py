@@ -2,7 +2,7 @@ import pytest
 import torch
 from torch import nn
 
-from course_lib.attention import padding_mask
+from course_lib.masking import padding_mask
 from course_lib.seq2seq import Encoder, EncoderDecoder
 from course_lib.seq2seq_attention import AttentionDecoder, BahdanauDecoder
 
@@ -44,12 +44,12 @@ def test_multi_step_input_equals_step_by_step(decoder_cls):
 def test_padded_source_steps_get_no_attention(decoder_cls):
     _, decoder, source, memory, hidden = setup(decoder_cls)
     mask = padding_mask(torch.tensor([4, 2, 1]), max_len=4)
-    out, _, weights = decoder(source[:, -1:], hidden, memory, mask)
+    out, _, weights = decoder(source[:, -1:], hidden, memory, memory_key_padding_mask=mask)
     assert torch.all(weights[1, :, 2:] == 0) and torch.all(weights[2, :, 1:] == 0)
     # what sits in the padded states cannot change the output
     garbage = memory.clone()
     garbage[2, 1:] = 1e3
-    out2, _, _ = decoder(source[:, -1:], hidden, garbage, mask)
+    out2, _, _ = decoder(source[:, -1:], hidden, garbage, memory_key_padding_mask=mask)
     torch.testing.assert_close(out[2], out2[2])
 
 

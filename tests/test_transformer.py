@@ -1,21 +1,136 @@
-import dataclasses
+"""Transformer layers and stacks: parity with PyTorch, masks, padding, the decoding cache."""
 
 import pytest
 import torch
 from torch import nn
 
-from course_lib.masking import causal_mask
+from course_lib.masking import causal_mask, padding_mask
 from course_lib.transformer import (
     DecoderLayer,
     EncoderLayer,
-    SelfAttentionConfig,
-    SelfAttentionEncoderDecoder,
+    TransformerDecoder,
+    TransformerEncoder,
 )
 
+D, N, FF = 8, 2, 16
 
-def model(seed=0, **changes):
-    torch.manual_seed(seed)
-    return SelfAttentionEncoderDecoder(dataclasses.replace(SelfAttentionConfig(), **changes)).eval()
+
+def copy_attention(ours, theirs: nn.MultiheadAttention) -> None:
+    q, k, v = theirs.in_proj_weight.chunk(3)
+    bq, bk, bv = theirs.in_proj_bias.chunk(3)
+    with torch.no_grad():
+        for proj, w, b in ((ours.q_proj, q, bq), (ours.k_proj, k, bk), (ours.v_proj, v, bv)):
+            proj.weight.copy_(w)
+            proj.bias.copy_(b)
+        ours.out_proj.weight.copy_(theirs.out_proj.weight)
+        ours.out_proj.bias.copy_(theirs.out_proj.bias)
+
+
+def copy_common(ours, theirs) -> None:
+    with torch.no_grad():
+        ours.ffn.net[0].load_state_dict(theirs.linear1.state_dict())
+        ours.ffn.net[3].load_state_dict(theirs.linear2.state_dict())
+        for i, norm in enumerate(ours.norms):
+            norm.load_state_dict(getattr(theirs, f"norm{i + 1}").state_dict())
+    copy_attention(ours.self_attn, theirs.self_attn)
+
+
+def inputs(seed=0):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(3, 5, D, generator=g, dtype=torch.float64)
+    memory = torch.randn(3, 6, D, generator=g, dtype=torch.float64)
+    tgt_kpm = padding_mask(torch.tensor([5, 3, 4]), max_len=5)
+    mem_kpm = padding_mask(torch.tensor([6, 2, 5]), max_len=6)
+    return x, memory, tgt_kpm, mem_kpm
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_encoder_layer_equals_pytorchs(norm_first):
+    torch.manual_seed(0)
+    theirs = nn.TransformerEncoderLayer(D, N, FF, dropout=0.0, batch_first=True,
+                                        norm_first=norm_first).double().eval()
+    ours = EncoderLayer(D, N, FF, add_norm="pre" if norm_first else "post").double().eval()
+    copy_common(ours, theirs)
+    x, _, kpm, _ = inputs()
+    for mask, key_padding in ((None, kpm), (causal_mask(5), None), (causal_mask(5), kpm)):
+        expected = theirs(x, src_mask=mask, src_key_padding_mask=key_padding)
+        got, _ = ours(x, src_mask=mask, src_key_padding_mask=key_padding)
+        real = ~kpm if key_padding is not None else torch.ones(3, 5, dtype=torch.bool)
+        torch.testing.assert_close(got[real], expected[real], atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_decoder_layer_equals_pytorchs(norm_first):
+    torch.manual_seed(1)
+    theirs = nn.TransformerDecoderLayer(D, N, FF, dropout=0.0, batch_first=True,
+                                        norm_first=norm_first).double().eval()
+    ours = DecoderLayer(D, N, FF, add_norm="pre" if norm_first else "post").double().eval()
+    copy_common(ours, theirs)
+    copy_attention(ours.cross_attn, theirs.multihead_attn)
+    x, memory, tgt_kpm, mem_kpm = inputs(1)
+    expected = theirs(x, memory, tgt_mask=causal_mask(5), tgt_key_padding_mask=tgt_kpm,
+                      memory_key_padding_mask=mem_kpm)
+    got, _, _ = ours(x, memory, tgt_mask=causal_mask(5), tgt_key_padding_mask=tgt_kpm,
+                     memory_key_padding_mask=mem_kpm)
+    torch.testing.assert_close(got[~tgt_kpm], expected[~tgt_kpm], atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_stacks_equal_pytorchs(norm_first):
+    torch.manual_seed(2)
+    layer = nn.TransformerEncoderLayer(D, N, FF, dropout=0.0, batch_first=True,
+                                       norm_first=norm_first)
+    theirs = nn.TransformerEncoder(layer, 3, norm=nn.LayerNorm(D) if norm_first else None,
+                                   enable_nested_tensor=False).double().eval()
+    ours = TransformerEncoder(D, N, FF, 3, add_norm="pre" if norm_first else "post")
+    ours = ours.double().eval()
+    for mine, reference in zip(ours.layers, theirs.layers, strict=True):
+        copy_common(mine, reference)
+    if norm_first:
+        ours.norm.load_state_dict(theirs.norm.state_dict())
+    x, _, kpm, _ = inputs(2)
+    got, _ = ours(x, src_key_padding_mask=kpm)
+    expected = theirs(x, src_key_padding_mask=kpm)
+    torch.testing.assert_close(got[~kpm], expected[~kpm], atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("add_norm", ["post", "pre"])
+def test_padding_tokens_change_no_real_output(add_norm):
+    torch.manual_seed(3)
+    encoder = TransformerEncoder(D, N, FF, 2, add_norm=add_norm).double().eval()
+    decoder = TransformerDecoder(D, N, FF, 2, add_norm=add_norm).double().eval()
+    x, memory, tgt_kpm, mem_kpm = inputs(3)
+    src = memory
+    noisy_src = src.masked_fill(mem_kpm[..., None], 0.0) + 50 * mem_kpm[..., None].double()
+    noisy_x = x + 50 * tgt_kpm[..., None].double()
+    out, _ = encoder(src, src_key_padding_mask=mem_kpm)
+    out2, _ = encoder(noisy_src, src_key_padding_mask=mem_kpm)
+    torch.testing.assert_close(out[~mem_kpm], out2[~mem_kpm])
+    kwargs = {"tgt_mask": causal_mask(5), "tgt_key_padding_mask": tgt_kpm,
+              "memory_key_padding_mask": mem_kpm}
+    dec, _ = decoder(x, out, **kwargs)
+    dec2, _ = decoder(noisy_x, out2, **kwargs)
+    torch.testing.assert_close(dec[~tgt_kpm], dec2[~tgt_kpm])
+
+
+@pytest.mark.parametrize("add_norm", ["post", "pre", None])
+def test_cached_steps_equal_the_parallel_pass(add_norm):
+    torch.manual_seed(4)
+    decoder = TransformerDecoder(D, N, FF, 3, add_norm=add_norm).double().eval()
+    x, memory, _, mem_kpm = inputs(4)
+    full, weights = decoder(x, memory, tgt_mask=causal_mask(5), memory_key_padding_mask=mem_kpm,
+                            need_weights=True)
+    cache = decoder.init_cache(memory)
+    steps = []
+    for t in range(5):
+        out, cache, w = decoder.step(x[:, t : t + 1], cache, memory_key_padding_mask=mem_kpm,
+                                     need_weights=True)
+        steps.append(out)
+        torch.testing.assert_close(w["cross"][2][:, :, 0], weights["cross"][2][:, :, t])
+    assert cache.length == 5
+    torch.testing.assert_close(torch.cat(steps, dim=1), full)
+    picked = cache.select(torch.tensor([2, 2, 0]))  # beam search reorders rows so
+    assert picked.length == 5 and torch.equal(picked.self_attn[0].key[0], cache.self_attn[0].key[2])
 
 
 @pytest.mark.parametrize("add_norm", ["post", "pre", None])
@@ -29,34 +144,6 @@ def test_self_attention_without_positions_is_permutation_equivariant(add_norm):
     torch.testing.assert_close(out_perm, out[:, perm])  # permute in, permuted out
 
 
-def test_positional_encoding_breaks_the_equivariance():
-    no_pe, with_pe = model(positional=False), model(positional=True)
-    source = torch.randn(4, 3, 2)
-    swapped = source[:, [2, 0, 1]]
-    memory, _ = no_pe.encode(source)
-    torch.testing.assert_close(no_pe.encode(swapped)[0], memory[:, [2, 0, 1]])
-    memory, _ = with_pe.encode(source)
-    assert not torch.allclose(with_pe.encode(swapped)[0], memory[:, [2, 0, 1]])
-
-
-def test_without_positions_and_a_fixed_start_the_order_is_invisible():
-    m = model(positional=False, start="origin")
-    source = torch.randn(5, 2, 2)
-    torch.testing.assert_close(m(source), m(source.flip(1)))  # swapping the source changes nothing
-
-
-def test_causal_outputs_ignore_the_future():
-    m = model()
-    memory, _ = m.encode(torch.randn(2, 2, 2))
-    inputs = torch.randn(2, 4, 2)
-    changed = inputs.clone()
-    changed[:, 2:] = torch.randn(2, 2, 2) * 10  # change steps 2 and 3 only
-    out, _, _ = m.decode(inputs, memory)
-    out_changed, _, _ = m.decode(changed, memory)
-    torch.testing.assert_close(out[:, :2], out_changed[:, :2])
-    assert not torch.allclose(out[:, 2:], out_changed[:, 2:])
-
-
 def test_decoder_layer_causal_mask_blocks_the_future_weights():
     torch.manual_seed(0)
     layer = DecoderLayer(6, 3, 12).eval()
@@ -66,40 +153,7 @@ def test_decoder_layer_causal_mask_blocks_the_future_weights():
     assert torch.all(self_w.masked_select(causal_mask(4)) == 0)
 
 
-def test_training_pass_equals_step_by_step_generation_with_true_inputs():
-    """Teacher forcing in one parallel pass = feeding the true points one step at a time."""
-    m = model(add_norm="post")
-    source, target = torch.randn(3, 2, 2), torch.randn(3, 2, 2)
-    m.train()
-    parallel = m(source, target)
-    m.eval()
-    memory, _ = m.encode(source)
-    step1, _, _ = m.decode(source[:, -1:], memory)
-    both, _, _ = m.decode(torch.cat([source[:, -1:], target[:, :1]], 1), memory)
-    torch.testing.assert_close(parallel, torch.cat([step1, both[:, 1:]], 1))
-
-
-def test_eval_mode_ignores_the_target_and_returns_weights():
-    m = model(num_layers=2)
-    source = torch.randn(3, 2, 2)
-    predictions, weights = m(source, torch.randn(3, 2, 2), need_weights=True)
-    torch.testing.assert_close(predictions, m(source))
-    assert [w.shape for w in weights["encoder"]] == [(3, 3, 2, 2)] * 2
-    assert [w.shape for w in weights["decoder"]] == [(3, 3, 2, 2)] * 2
-    assert [w.shape for w in weights["cross"]] == [(3, 3, 2, 2)] * 2
-
-
-@pytest.mark.parametrize("add_norm", ["post", "pre", None])
-def test_gradients_reach_every_parameter(add_norm):
-    m = model(add_norm=add_norm).train()
-    source, target = torch.randn(4, 2, 2), torch.randn(4, 2, 2)
-    nn.functional.mse_loss(m(source, target), target).backward()
-    for name, p in m.named_parameters():
-        assert p.grad is not None and p.grad.abs().sum() > 0, name
-
-
 def test_pre_norm_keeps_a_residual_path():
-    torch.manual_seed(0)
     layer = EncoderLayer(4, 2, 8, add_norm="pre")
     with torch.no_grad():
         for p in layer.parameters():
@@ -111,11 +165,11 @@ def test_pre_norm_keeps_a_residual_path():
 def test_clear_errors():
     with pytest.raises(ValueError, match="add_norm"):
         EncoderLayer(4, 2, 8, add_norm="middle")
-    with pytest.raises(ValueError, match="start"):
-        model(start="first")
-    with pytest.raises(ValueError, match="divisible"):
-        model(d_model=5)
-    with pytest.raises(ValueError, match="target must be"):
-        model().train()(torch.randn(2, 2, 2), torch.randn(2, 3, 2))
-    with pytest.raises(ValueError, match="max_len=3"):
-        model(max_len=3)(torch.randn(1, 4, 2))
+    with pytest.raises(ValueError, match=r"d_model=8\), got \(2, 3, 6\)"):
+        EncoderLayer(8, 2, 16, add_norm="pre")(torch.randn(2, 3, 6))
+    with pytest.raises(ValueError, match="num_layers"):
+        TransformerEncoder(8, 2, 16, 0)
+    with pytest.raises(ValueError, match="probability"):
+        DecoderLayer(8, 2, 16, dropout=1.5)
+    with pytest.raises(TypeError):
+        EncoderLayer(8, 2, 16)(torch.randn(2, 3, 8), None)  # masks are keyword-only

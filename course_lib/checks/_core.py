@@ -14,7 +14,7 @@ class CheckFailed(AssertionError):
     """Your answer does not match the reference; the message says how."""
 
 
-def _call(fn: Callable, name: str, *args):
+def call_student(fn: Callable, name: str, *args):
     __tracebackhide__ = True
     if not callable(fn):
         raise CheckFailed(f"pass the function itself, e.g. check(my_function), not {fn!r}")
@@ -28,11 +28,11 @@ def _call(fn: Callable, name: str, *args):
         raise CheckFailed(f"{name} raised {type(err).__name__}: {err}") from err
 
 
-def _fmt(shape) -> str:
+def fmt(shape) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ")"
 
 
-def _compare(
+def compare(
     got,
     expected: Tensor,
     name: str,
@@ -45,7 +45,7 @@ def _compare(
         raise CheckFailed(f"{name} should return a torch.Tensor, got {type(got).__name__} ({case})")
     if tuple(got.shape) != tuple(expected.shape):
         raise CheckFailed(
-            f"{name} returned shape {_fmt(got.shape)}, expected {_fmt(expected.shape)} ({case})"
+            f"{name} returned shape {fmt(got.shape)}, expected {fmt(expected.shape)} ({case})"
         )
     got = got.detach().to("cpu", expected.dtype)
     if torch.allclose(got, expected, atol=ATOL):
@@ -60,5 +60,5 @@ def _compare(
     )
 
 
-def _passed(name: str, n_cases: int) -> None:
+def passed(name: str, n_cases: int) -> None:
     print(f"✓ {name}: all {n_cases} cases agree with the reference.")

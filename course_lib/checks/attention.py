@@ -8,8 +8,9 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from course_lib.attention import AdditiveAttention, masked_softmax, scaled_dot_product_attention
-from course_lib.checks._core import ATOL, CheckFailed, _call, _compare, _fmt, _passed
+from course_lib.attention import AdditiveAttention, scaled_dot_product_attention
+from course_lib.checks._core import ATOL, CheckFailed, call_student, compare, fmt, passed
+from course_lib.masking import masked_softmax
 
 __all__ = [
     "check_masked_softmax",
@@ -58,7 +59,7 @@ def check_masked_softmax(masked_softmax_fn: Callable) -> None:
     for scores, mask, case in cases:
         original = scores.clone()
         expected = masked_softmax(scores, mask)
-        got = _call(masked_softmax_fn, name, scores, mask)
+        got = call_student(masked_softmax_fn, name, scores, mask)
         if not torch.equal(scores, original):
             raise CheckFailed(f"{name} changed its input scores in place ({case}): use "
                               "masked_fill (which returns a new tensor), not masked_fill_ or "
@@ -87,8 +88,8 @@ def check_masked_softmax(masked_softmax_fn: Callable) -> None:
             hint = _row_sum_hint(got, mask)
             if hint:
                 raise CheckFailed(f"{name}: {hint} ({case})")
-        _compare(got, expected, name, case)
-    _passed(name, len(cases))
+        compare(got, expected, name, case)
+    passed(name, len(cases))
 
 
 def check_scaled_dot_product_attention(attention_fn: Callable) -> None:
@@ -108,7 +109,7 @@ def check_scaled_dot_product_attention(attention_fn: Callable) -> None:
             n_cases += 1
             case = f"B={b}, T={t}, S={s}, E={e}, Ev={ev}, {'with' if m is not None else 'no'} mask"
             expected_ctx, expected_w = scaled_dot_product_attention(q, k, v, attn_mask=m)
-            got = _call(attention_fn, name, q.clone(), k.clone(), v.clone(),
+            got = call_student(attention_fn, name, q.clone(), k.clone(), v.clone(),
                         None if m is None else m.clone())
             if not (isinstance(got, tuple) and len(got) == 2):
                 raise CheckFailed(f"{name} should return a pair (context, weights), got "
@@ -122,11 +123,11 @@ def check_scaled_dot_product_attention(attention_fn: Callable) -> None:
                  f"1/sqrt(E) = {1 / math.sqrt(e):.3f}"),
             ]
             if e != 1:  # with E = 1 the unscaled and scaled versions coincide
-                _compare(w, expected_w, f"{name} (weights)", case, mistakes)
+                compare(w, expected_w, f"{name} (weights)", case, mistakes)
             else:
-                _compare(w, expected_w, f"{name} (weights)", case)
-            _compare(ctx, expected_ctx, f"{name} (context)", case)
-    _passed(name, n_cases)
+                compare(w, expected_w, f"{name} (weights)", case)
+            compare(ctx, expected_ctx, f"{name} (context)", case)
+    passed(name, n_cases)
 
 
 def check_additive_scores(additive_scores: Callable) -> None:
@@ -138,7 +139,8 @@ def check_additive_scores(additive_scores: Callable) -> None:
     g = torch.Generator().manual_seed(4)
     sizes = [(1, 1, 2, 2, 2, 3), (2, 3, 4, 5, 3, 6), (3, 2, 5, 1, 4, 2)]
     for b, t, s, eq, ek, h in sizes:
-        attention = AdditiveAttention(eq, ek, h)
+        with torch.random.fork_rng(devices=[]):  # leave the student's generator alone
+            attention = AdditiveAttention(eq, ek, h)
         with torch.no_grad():
             for p in attention.parameters():
                 p.copy_(torch.randn(p.shape, generator=g))
@@ -150,19 +152,19 @@ def check_additive_scores(additive_scores: Callable) -> None:
         _, weights = attention(q, k, torch.zeros(b, s, 1))
         assert torch.allclose(torch.softmax(expected, -1), weights, atol=ATOL)
         case = f"B={b}, T={t}, S={s}, Eq={eq}, Ek={ek}, h={h}"
-        got = _call(additive_scores, name, q.clone(), k.clone(), w_q.clone(), w_k.clone(), w_v.clone())
+        got = call_student(additive_scores, name, q.clone(), k.clone(), w_q.clone(), w_k.clone(), w_v.clone())
         if isinstance(got, Tensor) and got.shape == (b, t, s, 1):
             raise CheckFailed(f"{name} returned (B, T, S, 1): squeeze the last axis ({case})")
         if isinstance(got, Tensor) and got.shape != expected.shape and got.numel() == expected.numel():
-            raise CheckFailed(f"{name} returned shape {_fmt(got.shape)}, expected "
-                              f"{_fmt(expected.shape)}: add every query to every key with "
+            raise CheckFailed(f"{name} returned shape {fmt(got.shape)}, expected "
+                              f"{fmt(expected.shape)}: add every query to every key with "
                               "unsqueeze(2) on the queries and unsqueeze(1) on the keys ({case})")
-        _compare(got, expected, name, case, [
+        compare(got, expected, name, case, [
             ((features @ w_v.T).squeeze(-1), "the tanh is missing: score = w_v^T tanh(W_q q + W_k k)"),
             (torch.softmax(expected, -1), "these are the weights: return the scores, before "
              "the softmax"),
         ])
-    _passed(name, len(sizes))
+    passed(name, len(sizes))
 
 
 def check_padding_mask(padding_mask_fn: Callable) -> None:
@@ -173,13 +175,13 @@ def check_padding_mask(padding_mask_fn: Callable) -> None:
     for lengths, max_len in cases:
         expected = torch.arange(max_len) >= lengths[:, None]  # (B, S)
         case = f"lengths={lengths.tolist()}, max_len={max_len}"
-        got = _call(padding_mask_fn, name, lengths.clone(), max_len)
+        got = call_student(padding_mask_fn, name, lengths.clone(), max_len)
         if isinstance(got, Tensor) and got.dtype != torch.bool:
             raise CheckFailed(f"{name} should return a boolean tensor, got {got.dtype} ({case})")
-        _compare(got, expected, name, case, [
+        compare(got, expected, name, case, [
             (~expected, "the polarity is flipped: True must mark the PADDING (blocked) "
              "positions, False the real ones"),
             (torch.arange(max_len) > lengths[:, None], "off by one: a sequence of length n "
              "uses positions 0..n-1, so position n is already padding"),
         ])
-    _passed(name, len(cases))
+    passed(name, len(cases))

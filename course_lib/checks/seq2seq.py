@@ -7,7 +7,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
-from course_lib.checks._core import ATOL, CheckFailed, _call, _compare, _passed
+from course_lib.checks._core import ATOL, CheckFailed, call_student, compare, passed
 from course_lib.seq2seq import Decoder, Encoder, EncoderDecoder
 
 __all__ = ["check_gru_cell", "check_decoder_inputs", "check_greedy_decode"]
@@ -46,7 +46,8 @@ def check_gru_cell(gru_cell: Callable) -> None:
     g = torch.Generator().manual_seed(0)
     sizes = [(1, 2, 2), (3, 2, 5), (4, 3, 1), (2, 1, 3)]
     for b, f, hdim in sizes:
-        cell = nn.GRUCell(f, hdim)
+        with torch.random.fork_rng(devices=[]):  # leave the student's generator alone
+            cell = nn.GRUCell(f, hdim)
         with torch.no_grad():
             for p in cell.parameters():
                 p.copy_(torch.randn(p.shape, generator=g))
@@ -57,9 +58,9 @@ def check_gru_cell(gru_cell: Callable) -> None:
             expected = cell(x, h)
             right, mistakes = _gru_variants(x, h, *params)
         assert torch.allclose(right, expected, atol=ATOL)  # the reference agrees with itself
-        got = _call(gru_cell, "gru_cell", x.clone(), h.clone(), *[p.clone() for p in params])
-        _compare(got, expected, "gru_cell", f"B={b}, F={f}, H={hdim}", mistakes)
-    _passed("gru_cell", len(sizes))
+        got = call_student(gru_cell, "gru_cell", x.clone(), h.clone(), *[p.clone() for p in params])
+        compare(got, expected, "gru_cell", f"B={b}, F={f}, H={hdim}", mistakes)
+    passed("gru_cell", len(sizes))
 
 
 def check_decoder_inputs(decoder_inputs: Callable) -> None:
@@ -80,14 +81,14 @@ def check_decoder_inputs(decoder_inputs: Callable) -> None:
             (torch.cat([source[:, :1], target[:, :-1]], dim=1), "the first input should be "
              "the LAST source point (source[:, -1:]), not the first"),
         ]
-        got = _call(decoder_inputs, "decoder_inputs", source.clone(), target.clone())
+        got = call_student(decoder_inputs, "decoder_inputs", source.clone(), target.clone())
         if isinstance(got, Tensor) and got.shape == (b, t + 1, f):
             raise CheckFailed(
                 f"decoder_inputs returned T + 1 = {t + 1} steps: drop the last target point, "
                 f"which is only ever predicted, never fed in (B={b}, S={s}, T={t})"
             )
-        _compare(got, expected, "decoder_inputs", f"B={b}, S={s}, T={t}, F={f}", mistakes)
-    _passed("decoder_inputs", len(cases))
+        compare(got, expected, "decoder_inputs", f"B={b}, S={s}, T={t}, F={f}", mistakes)
+    passed("decoder_inputs", len(cases))
 
 
 def check_greedy_decode(greedy_decode: Callable) -> None:
@@ -101,10 +102,12 @@ def check_greedy_decode(greedy_decode: Callable) -> None:
     __tracebackhide__ = True
     cases = [(1, 2, 2, 2, 2), (4, 2, 2, 3, 3), (3, 3, 4, 2, 5)]
     for seed, (b, s, t, f, hdim) in enumerate(cases):
-        torch.manual_seed(100 + seed)
-        encoder, decoder = Encoder(f, hdim), Decoder(f, hdim)
+        # the cases draw their own random numbers; the student's generator is left as it was
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(100 + seed)
+            encoder, decoder = Encoder(f, hdim), Decoder(f, hdim)
+            source = torch.randn(b, s, f)
         model = EncoderDecoder(encoder, decoder, target_len=t).eval()
-        source = torch.randn(b, s, f)
         with torch.no_grad():
             expected = model(source)
             states, final = encoder(source)
@@ -124,6 +127,6 @@ def check_greedy_decode(greedy_decode: Callable) -> None:
              "state the decoder returns as the state of the next step"),
         ]
         with torch.no_grad():
-            got = _call(greedy_decode, "greedy_decode", encoder, decoder, source.clone(), t)
-        _compare(got, expected, "greedy_decode", f"B={b}, S={s}, T={t}, F={f}", mistakes)
-    _passed("greedy_decode", len(cases))
+            got = call_student(greedy_decode, "greedy_decode", encoder, decoder, source.clone(), t)
+        compare(got, expected, "greedy_decode", f"B={b}, S={s}, T={t}, F={f}", mistakes)
+    passed("greedy_decode", len(cases))

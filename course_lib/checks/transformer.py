@@ -8,7 +8,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from course_lib.checks._core import CheckFailed, _call, _compare, _passed
+from course_lib.checks._core import CheckFailed, call_student, compare, passed
 from course_lib.masking import causal_mask
 from course_lib.positional import sinusoidal_encoding
 
@@ -23,7 +23,7 @@ def check_causal_mask(causal_mask_fn: Callable) -> None:
     sizes = [2, 3, 6, 1]  # size 1 last: there, several mistakes look alike
     for size in sizes:
         expected = causal_mask(size)
-        got = _call(causal_mask_fn, name, size)
+        got = call_student(causal_mask_fn, name, size)
         case = f"size={size}"
         if isinstance(got, Tensor) and got.dtype != torch.bool:
             raise CheckFailed(f"{name} should return a boolean tensor, got {got.dtype} ({case}); "
@@ -32,7 +32,7 @@ def check_causal_mask(causal_mask_fn: Callable) -> None:
             raise CheckFailed(f"{name} returned (1, T, T); return (T, T) -- it broadcasts over "
                               f"the batch by itself ({case})")
         ones = torch.ones(size, size, dtype=torch.bool)
-        _compare(got, expected, name, case, [
+        compare(got, expected, name, case, [
             (~expected, "the polarity is flipped: this is the lecture's mask (True = may look). "
              "In course_lib True means BLOCKED, so True must sit ABOVE the diagonal"),
             (ones.triu(0), "the diagonal is blocked too: step t may attend to itself, only the "
@@ -40,7 +40,7 @@ def check_causal_mask(causal_mask_fn: Callable) -> None:
             (ones.tril(-1), "this blocks the past instead of the future: True goes above the "
              "diagonal (key index > query index)"),
         ])
-    _passed(name, len(sizes))
+    passed(name, len(sizes))
 
 
 def check_split_heads(split_heads: Callable) -> None:
@@ -53,12 +53,12 @@ def check_split_heads(split_heads: Callable) -> None:
         x = torch.arange(b * t * d, dtype=torch.float32).view(b, t, d)
         expected = x.view(b, t, h, d // h).transpose(1, 2)  # (B, T, H, Dh) -> (B, H, T, Dh)
         case = f"B={b}, T={t}, D={d}, H={h}"
-        got = _call(split_heads, name, x.clone(), h)
-        _compare(got, expected, name, case, [
+        got = call_student(split_heads, name, x.clone(), h)
+        compare(got, expected, name, case, [
             (x.reshape(b, h, t, d // h), "reshaping (B, T, D) straight to (B, H, T, Dh) mixes "
              "time steps and features: view it as (B, T, H, Dh) first, then transpose(1, 2)"),
         ])
-    _passed(name, len(cases))
+    passed(name, len(cases))
 
 
 def check_merge_heads(merge_heads: Callable) -> None:
@@ -71,12 +71,12 @@ def check_merge_heads(merge_heads: Callable) -> None:
         x = torch.arange(b * h * t * dh, dtype=torch.float32).view(b, h, t, dh)
         expected = x.transpose(1, 2).reshape(b, t, h * dh)  # (B, T, H, Dh) -> (B, T, D)
         case = f"B={b}, H={h}, T={t}, Dh={dh}"
-        got = _call(merge_heads, name, x.clone())
-        _compare(got, expected, name, case, [
+        got = call_student(merge_heads, name, x.clone())
+        compare(got, expected, name, case, [
             (x.reshape(b, t, h * dh), "reshaping (B, H, T, Dh) straight to (B, T, D) puts "
              "pieces of different steps together: transpose(1, 2) to (B, T, H, Dh) first"),
         ])
-    _passed(name, len(cases))
+    passed(name, len(cases))
 
 
 def check_positional_encoding(positional_encoding: Callable) -> None:
@@ -99,8 +99,8 @@ def check_positional_encoding(positional_encoding: Callable) -> None:
         degrees[:, 0::2] = torch.sin(torch.deg2rad(pos / 10000 ** (2 * i / d)))
         degrees[:, 1::2] = torch.cos(torch.deg2rad(pos / 10000 ** (2 * i / d)))
         case = f"max_len={max_len}, d_model={d}"
-        got = _call(positional_encoding, name, max_len, d)
-        _compare(got, expected, name, case, [
+        got = call_student(positional_encoding, name, max_len, d)
+        compare(got, expected, name, case, [
             (swapped, "sines and cosines are swapped: sines go in the EVEN columns (0, 2, ...)"),
             (no_two, f"the exponent must be 2i / d_model for the pair i, not i / d_model: the "
              f"slowest dial then turns at 1/10000^((d-2)/d), here {10000 ** (-(d - 2) / d):.4g}"),
@@ -108,4 +108,4 @@ def check_positional_encoding(positional_encoding: Callable) -> None:
         ])
     # a sanity number students can check by hand
     assert math.isclose(float(sinusoidal_encoding(2, 2)[1, 0]), math.sin(1.0), rel_tol=1e-6)
-    _passed(name, len(cases))
+    passed(name, len(cases))

@@ -4,12 +4,13 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from course_lib.data import (
+from course_lib.squares import (
     CLOCKWISE,
     CORNERS,
     corner_accuracy,
     make_squares,
     nearest_corner,
+    plot_squares,
     seq2seq_datasets,
     signed_area,
     split_source_target,
@@ -124,3 +125,33 @@ def test_corner_metrics():
         nearest_corner(np.zeros((3, 3)))
     with pytest.raises(ValueError, match=r"\(N, L, 2\)"):
         signed_area(np.zeros((3, 2)))
+
+
+# -- the figure
+
+
+def test_plot_squares_panels_and_prediction_scores():
+    points, directions = make_squares(n=7, seed=0)
+    predicted = torch.as_tensor(points[:, 2:]).float()  # perfect predictions
+    fig = plot_squares(points, directions, predicted=predicted, n_cols=3, title="S")
+    assert fig._suptitle.get_text() == "S"
+    titles = [ax.get_title() for ax in fig.axes if ax.get_visible() and ax.axison]
+    assert len(titles) == 7 and all(t.endswith("2/2 right") for t in titles)
+    assert any(ax.get_xlabel() == "$x_0$" for ax in fig.axes)
+
+
+def test_plot_squares_without_predictions():
+    walks, directions = square_walks()
+    fig = plot_squares(walks, directions, n_cols=4)
+    names = {ax.get_title() for ax in fig.axes}
+    assert names == {"clockwise", "counter-clockwise"}
+
+
+def test_plot_squares_errors():
+    points, directions = make_squares(n=3)
+    with pytest.raises(ValueError, match=r"\(N, L, 2\)"):
+        plot_squares(points[0], directions)
+    with pytest.raises(ValueError, match="3 sequences but 2 directions"):
+        plot_squares(points, directions[:2])
+    with pytest.raises(ValueError, match="predicted must have shape"):
+        plot_squares(points, directions, predicted=np.zeros((3, 1, 2)))

@@ -1,4 +1,4 @@
-"""The lecture's "squares" data: noisy corners of a square, walked in one direction.
+"""The lecture's "squares" data and its figure: noisy corners of a square, walked in one direction.
 
 Every sequence visits the four corners of the square ``[-1, 1] x [-1, 1]``. It starts at
 any corner and turns either clockwise or counter-clockwise; Gaussian noise moves each
@@ -21,8 +21,10 @@ global random state. Pass ``rng=np.random.default_rng(...)`` to use the modern
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import torch
+from matplotlib.figure import Figure
 from torch.utils.data import TensorDataset
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "nearest_corner",
     "corner_accuracy",
     "seq2seq_datasets",
+    "plot_squares",
 ]
 
 #: The corners of the square in clockwise order (x right, y up), starting bottom-left.
@@ -182,3 +185,98 @@ def corner_accuracy(predicted: np.ndarray | torch.Tensor, target: np.ndarray | t
             f"predicted and target must have the same shape, got {pred.shape} and {true.shape}"
         )
     return float(np.mean(nearest_corner(pred) == nearest_corner(true)))
+
+
+# -- the figure ----------------------------------------------------------------------------
+
+SOURCE_COLOR, TARGET_COLOR, PREDICTED_COLOR = "tab:blue", "tab:green", "tab:red"
+
+
+def _numpy(x) -> np.ndarray:
+    if isinstance(x, torch.Tensor):
+        return x.detach().cpu().numpy()
+    return np.asarray(x)
+
+
+def _draw_square(ax, source, target, predicted, direction, source_len: int) -> None:
+    ax.plot(*np.vstack([CORNERS, CORNERS[:1]]).T, color="lightgray", ls="--", lw=1, zorder=0)
+    ax.plot(*source.T, "o-", color=SOURCE_COLOR, ms=7, label="source")
+    if target is not None and len(target):
+        path = np.vstack([source[-1:], target])  # continue the line from the last source point
+        ax.plot(*path.T, "-", color=TARGET_COLOR, alpha=0.5)
+        ax.plot(*target.T, "s", color=TARGET_COLOR, ms=7, label="target")
+    if predicted is not None:
+        path = np.vstack([source[-1:], predicted])
+        ax.plot(*path.T, ":", color=PREDICTED_COLOR)
+        ax.plot(*predicted.T, "X", color=PREDICTED_COLOR, ms=8, label="predicted")
+    for i, point in enumerate(np.vstack([source] + ([target] if target is not None else []))):
+        ax.annotate(str(i + 1), point, textcoords="offset points", xytext=(6, 6), fontsize=9)
+    name = "clockwise" if direction == CLOCKWISE else "counter-clockwise"
+    ax.set_title(name, fontsize=10)
+    ax.set_xlim(-1.7, 1.7)
+    ax.set_ylim(-1.7, 1.7)
+    ax.set_aspect("equal")
+    ax.set_xticks([-1, 0, 1])
+    ax.set_yticks([-1, 0, 1])
+
+
+def plot_squares(
+    points,
+    directions,
+    predicted=None,
+    source_len: int = 2,
+    n_cols: int = 5,
+    title: str = "Square sequences",
+    panel_size: float = 2.4,
+) -> Figure:
+    """One panel per sequence: source points, target points and (optionally) predictions.
+
+    Points are numbered in the order they are visited. With ``predicted``, each panel title
+    also says how many predicted points landed nearest the right corner.
+
+    Args:
+        points: full sequences ``(N, L, 2)`` (source followed by target).
+        directions: ``(N,)`` labels, 1 = clockwise, 0 = counter-clockwise.
+        predicted: optional predicted targets ``(N, L - source_len, 2)``.
+        source_len: how many leading points are the source.
+        n_cols: panels per row.
+        title: figure title.
+        panel_size: size of one panel in inches.
+    """
+    pts, dirs = _numpy(points).astype(float), _numpy(directions)
+    if pts.ndim != 3 or pts.shape[-1] != 2:
+        raise ValueError(f"points must have shape (N, L, 2), got {pts.shape}")
+    if len(dirs) != len(pts):
+        raise ValueError(f"got {len(pts)} sequences but {len(dirs)} directions")
+    pred = None if predicted is None else _numpy(predicted).astype(float)
+    if pred is not None and pred.shape != (len(pts), pts.shape[1] - source_len, 2):
+        raise ValueError(
+            f"predicted must have shape (N, L - source_len, 2) = "
+            f"{(len(pts), pts.shape[1] - source_len, 2)}, got {pred.shape}"
+        )
+    n = len(pts)
+    n_cols = min(n_cols, n)
+    n_rows = -(-n // n_cols)
+    fig, axes = plt.subplots(
+        n_rows, n_cols, figsize=(panel_size * n_cols, (panel_size + 0.35) * n_rows + 0.7),
+        squeeze=False,
+    )
+    for i, ax in enumerate(axes.flat):
+        if i >= n:
+            ax.axis("off")
+            continue
+        source, target = pts[i, :source_len], pts[i, source_len:]
+        p = None if pred is None else pred[i]
+        _draw_square(ax, source, target, p, dirs[i], source_len)
+        if p is not None:
+            right = int(np.sum(nearest_corner(p) == nearest_corner(target)))
+            ax.set_title(f"{ax.get_title()}: {right}/{len(target)} right", fontsize=10)
+        if i % n_cols == 0:
+            ax.set_ylabel("$x_1$")
+        if i // n_cols == n_rows - 1 or i + n_cols >= n:
+            ax.set_xlabel("$x_0$")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.05, 1, 1), h_pad=1.2)
+    return fig

@@ -1,0 +1,126 @@
+"""Turning a trained translation model into sentences: greedy decoding and beam search.
+
+Batch first. Letters: ``B`` sentences, ``K`` beams, ``L`` generated tokens, ``V`` vocabulary.
+
+* :func:`greedy_decode` picks the most likely token at every step, for a whole batch at
+  once, and stops each sentence at its ``<eos>``. With ``use_cache=False`` it re-runs the
+  whole decoder on the growing prefix at every step (the loop of Chapter 1: quadratic in
+  the length); with ``use_cache=True`` (default) it feeds only the newest token and keeps the
+  earlier keys and values in a :class:`~course_lib.transformer.DecoderCache` -- the same
+  tokens, much faster.
+* :func:`beam_search` keeps the ``K`` best prefixes per sentence and returns the finished one
+  with the best length-normalised log-probability.
+
+Both run under ``torch.no_grad()`` in eval mode and restore the mode they found. Outputs are
+``(B, L)`` token ids without ``<sos>``; each row ends with ``<eos>`` (unless ``max_len`` was
+reached first) followed by ``<pad>``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+
+import torch
+from torch import Tensor
+
+from course_lib.translation import TranslationTransformer
+from course_lib.vocab import EOS, PAD, SOS
+
+__all__ = ["greedy_decode", "beam_search"]
+
+
+@contextlib.contextmanager
+def _inference(model: TranslationTransformer):
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            yield
+    finally:
+        model.train(was_training)
+
+
+def _check(model, src: Tensor, max_len: int) -> None:
+    if not isinstance(src, Tensor) or src.ndim != 2 or src.dtype != torch.long:
+        raise TypeError("src must be a (B, S) long tensor of token ids")
+    if not isinstance(max_len, int) or max_len < 1:
+        raise ValueError(f"max_len must be a positive integer, got {max_len!r}")
+    if max_len + 1 > model.config.max_len:
+        raise ValueError(
+            f"max_len={max_len} needs {max_len + 1} target positions, but the model encodes at "
+            f"most {model.config.max_len}: lower max_len"
+        )
+
+
+def greedy_decode(model: TranslationTransformer, src: Tensor, *, max_len: int = 20,
+                  use_cache: bool = True) -> Tensor:
+    """The most likely next token at every step, for each sentence of ``src`` ``(B, S)``."""
+    _check(model, src, max_len)
+    B = src.shape[0]
+    ys = torch.full((B, 1), SOS, dtype=torch.long, device=src.device)  # (B, 1): <sos>
+    finished = torch.zeros(B, dtype=torch.bool, device=src.device)
+    with _inference(model):
+        if use_cache:
+            memory, src_kpm, _ = model.encode(src)
+            cache = model.init_cache(memory)
+        for _ in range(max_len):
+            if use_cache:
+                logits, cache, _ = model.step(ys[:, -1:], cache, src_kpm)  # (B, 1, V)
+            else:
+                logits = model(src, ys)  # (B, t, V): the whole prefix again
+            token = logits[:, -1].argmax(dim=-1)  # (B,)
+            token = token.masked_fill(finished, PAD)  # finished sentences only pad
+            ys = torch.cat([ys, token[:, None]], dim=1)
+            finished |= token == EOS
+            if finished.all():
+                break
+    return ys[:, 1:]
+
+
+def beam_search(model: TranslationTransformer, src: Tensor, *, beam_size: int = 4,
+                max_len: int = 20, length_penalty: float = 1.0) -> Tensor:
+    """The best of ``beam_size`` hypotheses per sentence, by ``log p / length ** alpha``.
+
+    Args:
+        beam_size: ``K``, hypotheses kept per sentence (1 gives greedy decoding).
+        length_penalty: ``alpha``; 0 compares raw log-probabilities (favouring short
+            outputs), 1 compares the mean log-probability per token.
+    """
+    _check(model, src, max_len)
+    if not isinstance(beam_size, int) or beam_size < 1:
+        raise ValueError(f"beam_size must be a positive integer, got {beam_size!r}")
+    B, K = src.shape[0], beam_size
+    device = src.device
+    with _inference(model):
+        memory, src_kpm, _ = model.encode(src)
+        rows = torch.arange(B, device=device).repeat_interleave(K)  # (B * K,): beam -> sentence
+        cache = model.init_cache(memory).select(rows)
+        src_kpm = src_kpm[rows]  # (B * K, S)
+        ys = torch.full((B * K, 1), SOS, dtype=torch.long, device=device)
+        scores = torch.full((B, K), -math.inf, device=device)
+        scores[:, 0] = 0.0  # one live hypothesis per sentence at the start
+        finished = torch.zeros(B, K, dtype=torch.bool, device=device)
+        lengths = torch.zeros(B, K, device=device)
+        for _ in range(max_len):
+            logits, cache, _ = model.step(ys[:, -1:], cache, src_kpm)
+            logp = torch.log_softmax(logits[:, -1].float(), dim=-1)  # (B * K, V)
+            V = logp.shape[-1]
+            done = finished.view(-1)
+            logp[done] = -math.inf  # a finished hypothesis only appends <pad>, at no cost
+            logp[done, PAD] = 0.0
+            candidates = (scores.view(-1, 1) + logp).view(B, K * V)  # (B, K * V)
+            scores, best = candidates.topk(K, dim=-1)  # (B, K)
+            beam, token = best // V, best % V  # which hypothesis it extends, with which token
+            picked = (torch.arange(B, device=device)[:, None] * K + beam).view(-1)  # (B * K,)
+            ys = torch.cat([ys[picked], token.view(-1, 1)], dim=1)
+            cache = cache.select(picked)
+            was_finished = finished.gather(1, beam)
+            lengths = lengths.gather(1, beam) + (~was_finished).float()
+            finished = was_finished | (token == EOS)
+            if finished.all():
+                break
+        normalised = scores / lengths.clamp(min=1) ** length_penalty  # (B, K)
+        choice = normalised.argmax(dim=-1)  # (B,)
+        best_rows = torch.arange(B, device=device) * K + choice
+    return ys[best_rows, 1:]

@@ -1,0 +1,237 @@
+"""Multi-head attention, batch first, with an explicit key/value cache.
+
+Letters: ``B`` batch, ``T`` queries, ``S`` keys, ``D`` model width, ``N`` heads,
+``Dh = D / N`` the width of one head.
+
+:class:`MultiHeadAttention` has the contract of ``nn.MultiheadAttention(batch_first=True)``
+(the tests check equality to 1e-9 in float64) and returns its weights instead of keeping
+them. For step-by-step decoding it exposes the two halves of its work:
+
+* :meth:`~MultiHeadAttention.project_kv` turns keys and values into per-head tensors once --
+  the encoder memory of a cross-attention, projected a single time per sentence;
+* :meth:`~MultiHeadAttention.attend` lets queries attend to such projected keys and values;
+* :meth:`~MultiHeadAttention.self_attention_step` adds the newest decoder position to a
+  self-attention cache and attends over everything so far.
+
+A cache is a :class:`KeyValue` pair that the caller passes in and gets back: nothing is
+stored on the module. Masks: True = blocked (see :mod:`course_lib.masking`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from course_lib._validate import check_dropout, check_floating, shape_str
+from course_lib.attention import scaled_dot_product_attention
+from course_lib.masking import combine_masks
+
+__all__ = ["KeyValue", "MultiHeadAttention"]
+
+
+class KeyValue(NamedTuple):
+    """Keys and values already projected and split into heads, ``(B, N, S, Dh)`` each."""
+
+    key: Tensor
+    value: Tensor
+
+    def append(self, other: KeyValue) -> KeyValue:
+        """The cache with ``other``'s positions added at the end (axis ``S``)."""
+        return KeyValue(torch.cat([self.key, other.key], dim=2),
+                        torch.cat([self.value, other.value], dim=2))
+
+    def select(self, index: Tensor) -> KeyValue:
+        """Keep (or repeat) batch rows ``index`` -- beam search reorders its beams so."""
+        return KeyValue(self.key.index_select(0, index), self.value.index_select(0, index))
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head attention: ``N`` scaled dot-product attentions side by side.
+
+    ``d_model`` is split into ``num_heads`` heads of width ``Dh = d_model / num_heads``; all
+    heads are computed with one batched matrix product on ``(B, N, T, Dh)`` tensors. A fully
+    masked query row gives zeros instead of ``nn.MultiheadAttention``'s NaN.
+
+    Args:
+        d_model: model width ``D`` of queries, keys, values and output.
+        num_heads: number of heads ``N``; must divide ``d_model``.
+        dropout: dropout on the attention weights, in training mode.
+        bias: add biases to the four projections.
+
+    Shape:
+        query ``(B, T, D)``, key and value ``(B, S, D)``;
+        ``key_padding_mask`` ``(B, S)``, True = padding;
+        ``attn_mask`` ``(T, S)``, ``(B * N, T, S)`` (PyTorch's 3-D form) or ``(B, N, T, S)``,
+        True = blocked (or float, added to the scores).
+        Output ``(B, T, D)``; weights ``(B, T, S)`` averaged over heads, or ``(B, N, T, S)``
+        with ``average_attn_weights=False``, or ``None`` with ``need_weights=False``.
+    """
+
+    def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True):
+        super().__init__()
+        if num_heads < 1 or d_model % num_heads != 0:
+            raise ValueError(
+                f"d_model={d_model} must be divisible by num_heads={num_heads}: each head gets "
+                f"d_model / num_heads features. Try num_heads in "
+                f"{[n for n in range(1, d_model + 1) if d_model % n == 0]}"
+            )
+        check_dropout(dropout)
+        self.d_model, self.num_heads = d_model, num_heads
+        self.head_dim = d_model // num_heads
+        self.dropout = dropout
+        self.q_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.k_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.v_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.out_proj = nn.Linear(d_model, d_model, bias=bias)
+        for proj in (self.q_proj, self.k_proj, self.v_proj):  # as nn.MultiheadAttention
+            nn.init.xavier_uniform_(proj.weight)
+        if bias:
+            for proj in (self.q_proj, self.k_proj, self.v_proj, self.out_proj):
+                nn.init.zeros_(proj.bias)
+
+    # -- checks and reshapes ----------------------------------------------------------------
+
+    def _check(self, **tensors: Tensor) -> None:
+        check_floating(**tensors)
+        for name, t in tensors.items():
+            if t.ndim != 3 or t.shape[-1] != self.d_model:
+                raise ValueError(
+                    f"{name} must be batch-first (B, length, d_model={self.d_model}), got "
+                    f"{shape_str(t)}"
+                )
+
+    def _split(self, x: Tensor) -> Tensor:
+        B, L, _ = x.shape
+        # (B, L, D) -> (B, L, N, Dh) -> (B, N, L, Dh)
+        return x.view(B, L, self.num_heads, self.head_dim).transpose(1, 2)
+
+    def _heads_mask(self, attn_mask, key_padding_mask, B: int, T: int, S: int):
+        """Bring both masks to shapes that broadcast against the scores ``(B, N, T, S)``."""
+        N = self.num_heads
+        if attn_mask is not None:
+            if attn_mask.ndim == 2:
+                attn_mask = attn_mask[None, None]  # (T, S) -> (1, 1, T, S)
+            elif attn_mask.ndim == 3:
+                if attn_mask.shape[0] != B * N:
+                    raise ValueError(
+                        f"a 3-D attn_mask must be (B * num_heads, T, S) = ({B * N}, {T}, {S}) "
+                        f"as in nn.MultiheadAttention, got {shape_str(attn_mask)}"
+                    )
+                attn_mask = attn_mask.view(B, N, *attn_mask.shape[1:])  # -> (B, N, T, S)
+            if attn_mask.ndim != 4 or attn_mask.shape[-2:] != (T, S):
+                raise ValueError(
+                    f"attn_mask must be (T, S) = ({T}, {S}), (B * N, T, S) or (B, N, T, S), "
+                    f"got {shape_str(attn_mask)}"
+                )
+        if key_padding_mask is not None:
+            if tuple(key_padding_mask.shape) != (B, S):
+                raise ValueError(
+                    f"key_padding_mask must be (B, S) = ({B}, {S}), got "
+                    f"{shape_str(key_padding_mask)}"
+                )
+            kpm = key_padding_mask[:, None, None, :]  # (B, S) -> (B, 1, 1, S)
+            return combine_masks(attn_mask, kpm)
+        return combine_masks(attn_mask, None)
+
+    def _attend(self, q: Tensor, kv: KeyValue, key_padding_mask, attn_mask, need_weights: bool,
+                average_attn_weights: bool) -> tuple[Tensor, Tensor | None]:
+        B, _, T, _ = q.shape
+        S = kv.key.shape[2]
+        mask = self._heads_mask(attn_mask, key_padding_mask, B, T, S)
+        dropout_p = self.dropout if self.training else 0.0
+        # (B, N, T, Dh) @ (B, N, Dh, S) -> (B, N, T, S); then @ (B, N, S, Dh) -> (B, N, T, Dh)
+        context, weights = scaled_dot_product_attention(
+            q, kv.key, kv.value, attn_mask=mask, dropout_p=dropout_p
+        )
+        # (B, N, T, Dh) -> (B, T, N, Dh) -> (B, T, D): the heads side by side again
+        output = self.out_proj(context.transpose(1, 2).reshape(B, T, self.d_model))
+        if not need_weights:
+            return output, None
+        return output, (weights.mean(dim=1) if average_attn_weights else weights)
+
+    # -- the three entry points ---------------------------------------------------------------
+
+    def forward(
+        self,
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        *,
+        key_padding_mask: Tensor | None = None,
+        attn_mask: Tensor | None = None,
+        need_weights: bool = True,
+        average_attn_weights: bool = True,
+    ) -> tuple[Tensor, Tensor | None]:
+        self._check(query=query, key=key, value=value)
+        if key.shape[0] != query.shape[0] or value.shape[:2] != key.shape[:2]:
+            raise ValueError(
+                f"query, key and value must share the batch size and key and value the length: "
+                f"query {shape_str(query)}, key {shape_str(key)}, value {shape_str(value)}"
+            )
+        if query is key and key is value:
+            q, kv = self._project_self(query)
+        else:
+            q, kv = self._split(self.q_proj(query)), self.project_kv(key, value)
+        return self._attend(q, kv, key_padding_mask, attn_mask, need_weights,
+                            average_attn_weights)
+
+    def _project_self(self, x: Tensor) -> tuple[Tensor, KeyValue]:
+        """Queries, keys and values of one input: one ``(B, L, D) @ (D, 3D)`` product."""
+        weight = torch.cat([self.q_proj.weight, self.k_proj.weight, self.v_proj.weight])
+        bias = None
+        if self.q_proj.bias is not None:
+            bias = torch.cat([self.q_proj.bias, self.k_proj.bias, self.v_proj.bias])
+        q, k, v = F.linear(x, weight, bias).chunk(3, dim=-1)  # 3 x (B, L, D)
+        return self._split(q), KeyValue(self._split(k), self._split(v))
+
+    def project_kv(self, key: Tensor, value: Tensor) -> KeyValue:
+        """Keys and values projected and split into heads once, for many later queries."""
+        self._check(key=key, value=value)
+        return KeyValue(self._split(self.k_proj(key)), self._split(self.v_proj(value)))
+
+    def attend(
+        self,
+        query: Tensor,
+        kv: KeyValue,
+        *,
+        key_padding_mask: Tensor | None = None,
+        attn_mask: Tensor | None = None,
+        need_weights: bool = True,
+        average_attn_weights: bool = True,
+    ) -> tuple[Tensor, Tensor | None]:
+        """Like :meth:`forward`, with keys and values from :meth:`project_kv`."""
+        self._check(query=query)
+        if kv.key.shape[0] != query.shape[0]:
+            raise ValueError(
+                f"the cache holds {kv.key.shape[0]} sequences but the query {len(query)}"
+            )
+        return self._attend(self._split(self.q_proj(query)), kv, key_padding_mask, attn_mask,
+                            need_weights, average_attn_weights)
+
+    def self_attention_step(
+        self,
+        x: Tensor,
+        cache: KeyValue | None,
+        *,
+        need_weights: bool = True,
+        average_attn_weights: bool = True,
+    ) -> tuple[Tensor, Tensor | None, KeyValue]:
+        """Causal self-attention for the newest positions ``x`` ``(B, t, D)`` of a sequence
+        whose earlier positions are in ``cache``: they attend to the past and to each other
+        (causally); returns ``(output, weights, cache with x's keys and values appended)``."""
+        self._check(x=x)
+        q, kv = self._project_self(x)
+        past = 0 if cache is None else cache.key.shape[2]
+        if cache is not None:
+            if cache.key.shape[0] != x.shape[0]:
+                raise ValueError(f"the cache holds {cache.key.shape[0]} sequences, x {len(x)}")
+            kv = cache.append(kv)
+        t = x.shape[1]
+        # new query i (position past + i) may see keys 0 .. past + i: (t, past + t), True above
+        mask = torch.ones(t, past + t, dtype=torch.bool, device=x.device).triu(past + 1)
+        out, weights = self._attend(q, kv, None, mask if t > 1 else None, need_weights,
+                                    average_attn_weights)
+        return out, weights, kv

@@ -1,0 +1,122 @@
+"""A Transformer encoder-decoder for sequences of points (the squares, GPS trajectories).
+
+Batch first. Letters: ``B`` batch, ``S`` source length, ``T`` target length, ``F`` features
+per point, ``D`` model width. Masks: True = blocked.
+
+Points are embedded by a linear layer (``F -> D``), position-encoded (scaled by
+``sqrt(D)`` first, see :class:`~course_lib.positional.PositionalEncoding`), passed through
+the stacks of :mod:`course_lib.transformer`, and mapped back to points (``D -> F``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+
+from course_lib._validate import check_sequence
+from course_lib.masking import causal_mask
+from course_lib.positional import PositionalEncoding
+from course_lib.transformer import TransformerDecoder, TransformerEncoder
+
+__all__ = ["SelfAttentionConfig", "SelfAttentionEncoderDecoder"]
+
+
+@dataclass(frozen=True)
+class SelfAttentionConfig:
+    """Sizes of the self-attention encoder-decoder (defaults: the lecture's squares model)."""
+
+    n_features: int = 2
+    d_model: int = 6
+    num_heads: int = 3
+    d_ff: int = 10
+    target_len: int = 2
+    num_layers: int = 1
+    positional: bool = True
+    max_len: int = 100
+    add_norm: str | None = None
+    dropout: float = 0.0
+    start: str = "last"  # first decoder input: "last" source point, or "origin" (0, ..., 0)
+
+
+class SelfAttentionEncoderDecoder(nn.Module):
+    """Encoder-decoder made of attention layers only, for sequences of points.
+
+    * **Training** (``model.train()`` and a ``target``): the decoder reads the *shifted*
+      target -- the start point followed by every target point but the last -- in one
+      parallel pass, with a causal mask so step ``t`` cannot see steps after ``t``.
+    * **Evaluation** (or no target): it generates one point at a time, feeding each
+      prediction back and re-running the decoder on the growing input under a growing mask.
+
+    Shape:
+        source ``(B, S, F)``, target ``(B, T, F)`` -> predictions ``(B, T, F)``; with
+        ``need_weights=True`` also a dict of per-layer weight lists: ``"encoder"``
+        ``(B, N, S, S)``, ``"decoder"`` ``(B, N, T, T)`` and ``"cross"`` ``(B, N, T, S)``.
+    """
+
+    def __init__(self, config: SelfAttentionConfig = SelfAttentionConfig()) -> None:
+        super().__init__()
+        c = self.config = config
+        if c.start not in ("last", "origin"):
+            raise ValueError(f"start must be 'last' or 'origin', got {c.start!r}")
+        stack_args = (c.d_model, c.num_heads, c.d_ff, c.num_layers, c.dropout, c.add_norm)
+        self.embed_source = nn.Linear(c.n_features, c.d_model)
+        self.embed_target = nn.Linear(c.n_features, c.d_model)
+        self.positional = PositionalEncoding(c.max_len, c.d_model) if c.positional else None
+        self.encoder = TransformerEncoder(*stack_args)
+        self.decoder = TransformerDecoder(*stack_args)
+        self.head = nn.Linear(c.d_model, c.n_features)
+
+    def _embed(self, x: Tensor, embed: nn.Linear) -> Tensor:
+        h = embed(x)  # (B, L, F) -> (B, L, D)
+        return self.positional(h) if self.positional is not None else h
+
+    def encode(self, source: Tensor, *, src_key_padding_mask: Tensor | None = None,
+               need_weights: bool = False) -> tuple[Tensor, list | None]:
+        """The encoder's output ``(B, S, D)`` and its weights per layer."""
+        return self.encoder(self._embed(source, self.embed_source),
+                            src_key_padding_mask=src_key_padding_mask, need_weights=need_weights)
+
+    def decode(self, inputs: Tensor, memory: Tensor, *,
+               memory_key_padding_mask: Tensor | None = None,
+               need_weights: bool = False) -> tuple[Tensor, dict | None]:
+        """Predicted points ``(B, T, F)`` for decoder inputs ``(B, T, F)``, under a causal mask."""
+        h = self._embed(inputs, self.embed_target)
+        mask = causal_mask(inputs.shape[1], device=inputs.device)  # (T, T), True above the diagonal
+        h, weights = self.decoder(h, memory, tgt_mask=mask,
+                                  memory_key_padding_mask=memory_key_padding_mask,
+                                  need_weights=need_weights)
+        return self.head(h), weights  # (B, T, D) -> (B, T, F)
+
+    def _start(self, source: Tensor) -> Tensor:
+        """The first decoder input ``(B, 1, F)``: the last source point, or the origin."""
+        if self.config.start == "last":
+            return source[:, -1:]
+        return torch.zeros_like(source[:, :1])
+
+    def forward(self, source: Tensor, target: Tensor | None = None, *,
+                src_key_padding_mask: Tensor | None = None, need_weights: bool = False):
+        c = self.config
+        check_sequence(source, "source", c.n_features)
+        memory, enc_weights = self.encode(source, src_key_padding_mask=src_key_padding_mask,
+                                          need_weights=need_weights)
+        kwargs = {"memory_key_padding_mask": src_key_padding_mask, "need_weights": need_weights}
+        if self.training and target is not None:
+            check_sequence(target, "target", c.n_features)
+            if target.shape[:2] != (source.shape[0], c.target_len):
+                raise ValueError(
+                    f"target must be (B, T={c.target_len}, F), got {tuple(target.shape)}"
+                )
+            shifted = torch.cat([self._start(source), target[:, :-1]], dim=1)  # (B, T, F)
+            predictions, dec_weights = self.decode(shifted, memory, **kwargs)
+        else:
+            inputs = self._start(source)  # (B, 1, F)
+            for _ in range(c.target_len):
+                out, dec_weights = self.decode(inputs, memory, **kwargs)
+                inputs = torch.cat([inputs, out[:, -1:]], dim=1)  # append the newest point
+            predictions = inputs[:, 1:]  # drop the start point: (B, T, F)
+        if not need_weights:
+            return predictions
+        return predictions, {"encoder": enc_weights, "decoder": dec_weights["self"],
+                             "cross": dec_weights["cross"]}

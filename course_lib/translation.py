@@ -1,0 +1,144 @@
+"""A Transformer that translates token sequences (Chapter 5: French -> English).
+
+Batch first. Letters: ``B`` sentences, ``S`` source tokens, ``T`` target tokens, ``D`` model
+width, ``V`` vocabulary size. Token ids follow :mod:`course_lib.vocab` (``<pad>`` = 0).
+
+The model is assembled from the book's parts: token embeddings scaled by ``sqrt(D)`` plus
+sinusoidal positions (:class:`~course_lib.positional.PositionalEncoding`, Chapter 4), the
+encoder and decoder stacks of :mod:`course_lib.transformer` (Chapter 3), and a linear output
+layer over the target vocabulary, optionally sharing its weights with the target embedding.
+All three masks are derived from the padding token:
+
+* ``src_key_padding_mask`` ``(B, S)`` -- the encoder's self-attention ignores padding;
+* ``tgt_key_padding_mask`` ``(B, T)`` plus the causal ``tgt_mask`` ``(T, T)`` -- the decoder's
+  self-attention sees neither padding nor the future;
+* ``memory_key_padding_mask`` ``(B, S)`` -- cross-attention ignores the source's padding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from course_lib._validate import shape_str
+from course_lib.masking import causal_mask
+from course_lib.positional import PositionalEncoding
+from course_lib.transformer import DecoderCache, TransformerDecoder, TransformerEncoder
+from course_lib.vocab import PAD
+
+__all__ = ["TranslationConfig", "TranslationTransformer", "translation_loss"]
+
+
+@dataclass(frozen=True)
+class TranslationConfig:
+    """Sizes of a :class:`TranslationTransformer`."""
+
+    src_vocab: int
+    tgt_vocab: int
+    d_model: int = 256
+    num_heads: int = 4
+    d_ff: int = 512
+    num_encoder_layers: int = 2
+    num_decoder_layers: int = 2
+    dropout: float = 0.1
+    add_norm: str = "post"  # or "pre"
+    max_len: int = 64
+    tie_embeddings: bool = False  # share the target embedding with the output layer
+
+
+class TranslationTransformer(nn.Module):
+    """Encoder-decoder Transformer over token ids.
+
+    Shape:
+        ``src`` ``(B, S)`` and ``tgt_in`` ``(B, T)`` long tensors (``<sos> y1 ... y_{T-1}``)
+        -> logits ``(B, T, V)`` for ``y1 ... y_T``; with ``need_weights=True`` also
+        ``{"encoder": [...], "self": [...], "cross": [...]}``, one ``(B, N, ., .)`` tensor
+        per layer.
+    """
+
+    def __init__(self, config: TranslationConfig) -> None:
+        super().__init__()
+        c = self.config = config
+        self.src_embed = nn.Embedding(c.src_vocab, c.d_model, padding_idx=PAD)
+        self.tgt_embed = nn.Embedding(c.tgt_vocab, c.d_model, padding_idx=PAD)
+        self.positional = PositionalEncoding(c.max_len, c.d_model)
+        self.dropout = nn.Dropout(c.dropout)
+        self.encoder = TransformerEncoder(c.d_model, c.num_heads, c.d_ff, c.num_encoder_layers,
+                                          c.dropout, c.add_norm)
+        self.decoder = TransformerDecoder(c.d_model, c.num_heads, c.d_ff, c.num_decoder_layers,
+                                          c.dropout, c.add_norm)
+        self.output = nn.Linear(c.d_model, c.tgt_vocab)
+        for embedding in (self.src_embed, self.tgt_embed):  # unit-variance rows / sqrt(D)
+            nn.init.normal_(embedding.weight, std=c.d_model ** -0.5)
+            with torch.no_grad():
+                embedding.weight[PAD].zero_()
+        if c.tie_embeddings:
+            self.output.weight = self.tgt_embed.weight
+
+    def _check_tokens(self, tokens: Tensor, name: str, vocab: int) -> None:
+        if not isinstance(tokens, Tensor) or tokens.dtype != torch.long or tokens.ndim != 2:
+            got = shape_str(tokens) if isinstance(tokens, Tensor) else type(tokens).__name__
+            raise TypeError(f"{name} must be a (B, length) long tensor of token ids, got {got}")
+        if tokens.shape[1] == 0:
+            raise ValueError(f"{name} is empty: every sentence needs at least one token")
+        if tokens.numel() and (tokens.min() < 0 or tokens.max() >= vocab):
+            raise ValueError(f"{name} holds ids outside the vocabulary [0, {vocab})")
+
+    def encode(self, src: Tensor, *, need_weights: bool = False):
+        """``(memory (B, S, D), src_key_padding_mask (B, S), encoder weights or None)``."""
+        self._check_tokens(src, "src", self.config.src_vocab)
+        src_key_padding_mask = src == PAD  # (B, S), True = padding
+        x = self.dropout(self.positional(self.src_embed(src)))  # (B, S, D)
+        memory, weights = self.encoder(x, src_key_padding_mask=src_key_padding_mask,
+                                       need_weights=need_weights)
+        return memory, src_key_padding_mask, weights
+
+    def forward(self, src: Tensor, tgt_in: Tensor, *, need_weights: bool = False):
+        memory, src_kpm, enc_weights = self.encode(src, need_weights=need_weights)
+        self._check_tokens(tgt_in, "tgt_in", self.config.tgt_vocab)
+        T = tgt_in.shape[1]
+        y = self.dropout(self.positional(self.tgt_embed(tgt_in)))  # (B, T, D)
+        h, dec_weights = self.decoder(
+            y, memory, tgt_mask=causal_mask(T, device=tgt_in.device),
+            tgt_key_padding_mask=tgt_in == PAD, memory_key_padding_mask=src_kpm,
+            need_weights=need_weights,
+        )
+        logits = self.output(h)  # (B, T, D) -> (B, T, V)
+        if not need_weights:
+            return logits
+        return logits, {"encoder": enc_weights, **dec_weights}
+
+    def init_cache(self, memory: Tensor) -> DecoderCache:
+        """The decoder's cache for a batch of encoded sentences (memory projected once)."""
+        return self.decoder.init_cache(memory)
+
+    def step(self, tokens: Tensor, cache: DecoderCache, src_key_padding_mask: Tensor, *,
+             need_weights: bool = False):
+        """Logits ``(B, t, V)`` for the newest target tokens ``(B, t)``, positions
+        ``cache.length ...``; returns ``(logits, updated cache, weights or None)``."""
+        y = self.positional(self.tgt_embed(tokens), start=cache.length)  # (B, t, D)
+        h, cache, weights = self.decoder.step(
+            self.dropout(y), cache, memory_key_padding_mask=src_key_padding_mask,
+            need_weights=need_weights,
+        )
+        return self.output(h), cache, weights
+
+
+def translation_loss(logits: Tensor, target: Tensor, label_smoothing: float = 0.0) -> Tensor:
+    """Cross-entropy per real target token (``<pad>`` ignored), with optional label smoothing.
+
+    Args:
+        logits: ``(B, T, V)``.
+        target: ``(B, T)`` token ids, ``<pad>`` where there is no token.
+    """
+    if logits.ndim != 3 or logits.shape[:2] != target.shape:
+        raise ValueError(
+            f"logits {shape_str(logits)} must be (B, T, V) for a target (B, T) = "
+            f"{shape_str(target)}"
+        )
+    # (B, T, V) -> (B * T, V) and (B, T) -> (B * T,): one prediction per position
+    return F.cross_entropy(logits.flatten(0, 1), target.flatten(), ignore_index=PAD,
+                           label_smoothing=label_smoothing)

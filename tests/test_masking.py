@@ -1,0 +1,132 @@
+"""course_lib.masking: the masked softmax, mask builders and mask combination."""
+
+import pytest
+import torch
+
+from course_lib.masking import (
+    as_additive,
+    causal_mask,
+    check_mask,
+    combine_masks,
+    masked_softmax,
+    merge_masks,
+    padding_mask,
+)
+
+
+def test_masked_softmax_forms_agree_and_do_not_mutate():
+    scores = torch.randn(2, 3, 4)
+    before = scores.clone()
+    lens = torch.tensor([2, 4])
+    by_lens = masked_softmax(scores, valid_lens=lens)
+    by_mask = masked_softmax(scores, torch.arange(4) >= lens[:, None, None])
+    torch.testing.assert_close(by_lens, by_mask)
+    assert torch.equal(scores, before)
+    assert torch.all(by_lens[0, :, 2:] == 0)
+    per_query = masked_softmax(scores, valid_lens=torch.tensor([[1, 3, 0], [4, 4, 2]]))
+    assert torch.all(per_query[0, 2] == 0)  # zero valid keys: a row of zeros, not uniform
+    torch.testing.assert_close(per_query[0, 0], torch.tensor([1.0, 0, 0, 0]))
+    torch.testing.assert_close(masked_softmax(scores), scores.softmax(-1))
+
+
+def test_masked_softmax_errors():
+    scores = torch.randn(2, 3, 4)
+    with pytest.raises(ValueError, match="not both"):
+        masked_softmax(scores, torch.zeros(2, 3, 4, dtype=torch.bool), valid_lens=torch.tensor([1, 2]))
+    with pytest.raises(TypeError, match="boolean .* or float"):
+        masked_softmax(scores, torch.zeros(2, 3, 4, dtype=torch.long))
+    with pytest.raises(ValueError, match="does not fit"):
+        masked_softmax(scores, torch.zeros(3, 4, 2, dtype=torch.bool))
+    with pytest.raises(ValueError, match=r"\(B,\) or \(B, T\)"):
+        masked_softmax(scores, valid_lens=torch.ones(2, 3, 4, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"valid_lens must lie in \[0, S=4\]"):
+        masked_softmax(scores, valid_lens=torch.tensor([5, 1]))
+    with pytest.raises(ValueError, match=r"valid_lens must lie"):
+        masked_softmax(scores, valid_lens=torch.tensor([-1, 1]))
+    with pytest.raises(TypeError, match="integers"):
+        masked_softmax(scores, valid_lens=torch.tensor([1.0, 2.0]))
+
+
+def test_mask_builders():
+    tokens = torch.tensor([[5, 6, 0], [7, 0, 0]])
+    assert padding_mask(tokens, pad_id=0).tolist() == [[False, False, True], [False, True, True]]
+    assert padding_mask(torch.tensor([3, 1])).tolist() == [[False, False, False], [False, True, True]]
+    assert padding_mask(torch.tensor([1]), max_len=2).tolist() == [[False, True]]
+    assert causal_mask(3).tolist() == [[False, True, True], [False, False, True], [False, False, False]]
+    with pytest.raises(ValueError, match=r"lengths must lie in \[0, max_len=2\]"):
+        padding_mask(torch.tensor([3]), max_len=2)
+    with pytest.raises(ValueError, match="pad_id"):
+        padding_mask(tokens)
+    with pytest.raises(TypeError, match="integers"):
+        padding_mask(torch.tensor([1.0]))
+    with pytest.raises(ValueError, match="positive integer"):
+        causal_mask(0)
+
+
+def test_merge_masks():
+    attn = causal_mask(3)  # (T, S)
+    kpm = torch.tensor([[False, False, True], [False, True, True]])  # (B, S)
+    merged = merge_masks(attn, kpm)
+    assert merged.shape == (2, 3, 3)
+    assert merged[1].tolist() == [[False, True, True], [False, True, True], [False, True, True]]
+    as_float = merge_masks(torch.zeros(3, 3), kpm)
+    assert torch.equal(torch.isneginf(as_float), kpm[:, None, :].expand(2, 3, 3))
+    assert merge_masks(attn, None) is attn
+    with pytest.raises(ValueError, match=r"\(B, S\)"):
+        merge_masks(attn, kpm[0])
+
+
+def test_masked_softmax_takes_float_masks():
+    scores = torch.randn(2, 3, 4, dtype=torch.float64)
+    blocked = torch.rand(2, 3, 4) < 0.3
+    additive = as_additive(blocked, dtype=torch.float64)
+    torch.testing.assert_close(masked_softmax(scores, additive), masked_softmax(scores, blocked))
+    bias = torch.randn(3, 4, dtype=torch.float64)
+    torch.testing.assert_close(masked_softmax(scores, bias), (scores + bias).softmax(-1))
+
+
+def test_as_additive_follows_the_requested_dtype():
+    mask = torch.tensor([[False, True]])
+    for dtype in (torch.float16, torch.bfloat16, torch.float64):
+        out = as_additive(mask, dtype=dtype)
+        assert out.dtype == dtype and out[0, 0] == 0 and torch.isneginf(out[0, 1])
+    assert as_additive(torch.zeros(1, 2), dtype=torch.float64).dtype == torch.float64
+    with pytest.raises(TypeError, match="floating-point"):
+        as_additive(mask, dtype=torch.long)
+
+
+def test_combine_masks():
+    a = torch.tensor([[False, True, False]])
+    b = torch.tensor([[False, False, True]])
+    assert combine_masks(a, b).tolist() == [[False, True, True]]
+    assert combine_masks(a, None) is a and combine_masks(None, None) is None
+    half = torch.zeros(1, 3, dtype=torch.float16)
+    mixed = combine_masks(a, half)
+    assert mixed.dtype == torch.float16 and torch.isneginf(mixed).tolist() == a.tolist()
+    with pytest.raises(ValueError, match="do not broadcast"):
+        combine_masks(a, torch.zeros(2, 2, dtype=torch.bool))
+
+
+def test_an_integer_padding_mask_is_refused_next_to_a_boolean_mask():
+    # 0/1 integers would silently be *added* to the scores as +1: refuse them
+    kpm = torch.tensor([[0, 1, 1]])
+    with pytest.raises(TypeError, match=r"mask.bool\(\)"):
+        merge_masks(causal_mask(3), kpm)
+    with pytest.raises(TypeError, match=r"mask.bool\(\)"):
+        combine_masks(kpm, None)
+
+
+def test_check_mask_names_the_argument():
+    with pytest.raises(ValueError, match=r"attn_mask of shape \(5, 3\) does not fit"):
+        check_mask(torch.zeros(5, 3, dtype=torch.bool), (2, 3, 5), "attn_mask")
+    with pytest.raises(TypeError, match="must be a tensor"):
+        check_mask([[True]], (1, 1))
+
+
+def test_a_nan_at_a_blocked_key_still_poisons_the_context():
+    """Documented behaviour (masking's module docstring): weights are exactly 0 at blocked
+    keys, but 0 x NaN is NaN -- padding must hold finite numbers."""
+    weights = masked_softmax(torch.zeros(1, 1, 2), torch.tensor([[[False, True]]]))
+    assert weights.tolist() == [[[1.0, 0.0]]]
+    values = torch.tensor([[[1.0], [float("nan")]]])
+    assert torch.isnan(weights @ values).all()

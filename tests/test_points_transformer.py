@@ -1,0 +1,87 @@
+"""The self-attention encoder-decoder for sequences of points (squares, GPS)."""
+
+import dataclasses
+
+import pytest
+import torch
+from torch import nn
+
+from course_lib.points_transformer import SelfAttentionConfig, SelfAttentionEncoderDecoder
+
+
+def model(seed=0, **changes):
+    torch.manual_seed(seed)
+    return SelfAttentionEncoderDecoder(dataclasses.replace(SelfAttentionConfig(), **changes)).eval()
+
+
+def test_positional_encoding_breaks_the_equivariance():
+    no_pe, with_pe = model(positional=False), model(positional=True)
+    source = torch.randn(4, 3, 2)
+    swapped = source[:, [2, 0, 1]]
+    memory, _ = no_pe.encode(source)
+    torch.testing.assert_close(no_pe.encode(swapped)[0], memory[:, [2, 0, 1]])
+    memory, _ = with_pe.encode(source)
+    assert not torch.allclose(with_pe.encode(swapped)[0], memory[:, [2, 0, 1]])
+
+
+def test_without_positions_and_a_fixed_start_the_order_is_invisible():
+    m = model(positional=False, start="origin")
+    source = torch.randn(5, 2, 2)
+    torch.testing.assert_close(m(source), m(source.flip(1)))  # swapping the source changes nothing
+
+
+def test_causal_outputs_ignore_the_future():
+    m = model()
+    memory, _ = m.encode(torch.randn(2, 2, 2))
+    inputs = torch.randn(2, 4, 2)
+    changed = inputs.clone()
+    changed[:, 2:] = torch.randn(2, 2, 2) * 10  # change steps 2 and 3 only
+    out, _ = m.decode(inputs, memory)
+    out_changed, _ = m.decode(changed, memory)
+    torch.testing.assert_close(out[:, :2], out_changed[:, :2])
+    assert not torch.allclose(out[:, 2:], out_changed[:, 2:])
+
+
+def test_training_pass_equals_step_by_step_generation_with_true_inputs():
+    """Teacher forcing in one parallel pass = feeding the true points one step at a time."""
+    m = model(add_norm="post")
+    source, target = torch.randn(3, 2, 2), torch.randn(3, 2, 2)
+    m.train()
+    parallel = m(source, target)
+    m.eval()
+    memory, _ = m.encode(source)
+    step1, _ = m.decode(source[:, -1:], memory)
+    both, _ = m.decode(torch.cat([source[:, -1:], target[:, :1]], 1), memory)
+    torch.testing.assert_close(parallel, torch.cat([step1, both[:, 1:]], 1))
+
+
+def test_eval_mode_ignores_the_target_and_returns_weights():
+    m = model(num_layers=2)
+    source = torch.randn(3, 2, 2)
+    predictions, weights = m(source, torch.randn(3, 2, 2), need_weights=True)
+    torch.testing.assert_close(predictions, m(source))
+    assert [w.shape for w in weights["encoder"]] == [(3, 3, 2, 2)] * 2
+    assert [w.shape for w in weights["decoder"]] == [(3, 3, 2, 2)] * 2
+    assert [w.shape for w in weights["cross"]] == [(3, 3, 2, 2)] * 2
+
+
+@pytest.mark.parametrize("add_norm", ["post", "pre", None])
+def test_gradients_reach_every_parameter(add_norm):
+    m = model(add_norm=add_norm).train()
+    source, target = torch.randn(4, 2, 2), torch.randn(4, 2, 2)
+    nn.functional.mse_loss(m(source, target), target).backward()
+    for name, p in m.named_parameters():
+        assert p.grad is not None and p.grad.abs().sum() > 0, name
+
+
+def test_clear_errors():
+    with pytest.raises(ValueError, match="add_norm"):
+        model(add_norm="middle")
+    with pytest.raises(ValueError, match="start"):
+        model(start="first")
+    with pytest.raises(ValueError, match="divisible"):
+        model(d_model=5)
+    with pytest.raises(ValueError, match="target must be"):
+        model().train()(torch.randn(2, 2, 2), torch.randn(2, 3, 2))
+    with pytest.raises(ValueError, match="max_len=3"):
+        model(max_len=3)(torch.randn(1, 4, 2))
