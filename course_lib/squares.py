@@ -27,6 +27,8 @@ import torch
 from matplotlib.figure import Figure
 from torch.utils.data import TensorDataset
 
+from course_lib._validate import check_seed
+
 __all__ = [
     "CORNERS",
     "CLOCKWISE",
@@ -75,7 +77,7 @@ def make_squares(
     if noise < 0:
         raise ValueError(f"noise is a standard deviation and cannot be negative, got {noise}")
     if rng is None:
-        rng = np.random.RandomState(seed)
+        rng = np.random.RandomState(check_seed(seed))
     if isinstance(rng, np.random.Generator):
         starts = rng.integers(4, size=n)
         directions = rng.integers(2, size=n)

@@ -44,6 +44,7 @@ def default_device() -> torch.device:
 
 def seed_everything(seed: int) -> None:
     """Seed Python's, NumPy's and PyTorch's global generators (CPU and all GPUs)."""
+    seed = check_seed(seed)
     random.seed(seed)
     np.random.seed(seed)  # noqa: NPY002 -- seeding the legacy global generator is the point
     torch.manual_seed(seed)

@@ -155,3 +155,9 @@ def test_plot_squares_errors():
         plot_squares(points, directions[:2])
     with pytest.raises(ValueError, match="predicted must have shape"):
         plot_squares(points, directions, predicted=np.zeros((3, 1, 2)))
+
+
+@pytest.mark.parametrize("seed, error", [(1.5, TypeError), ("13", TypeError), (-1, ValueError)])
+def test_seeds_must_be_integers(seed, error):
+    with pytest.raises(error, match="seed"):
+        make_squares(4, seed=seed)
