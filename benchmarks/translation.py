@@ -106,6 +106,8 @@ def run(name, model, decode, settings, budget, split, src_vocab, tgt_vocab, trai
         epoch += 1
         model.train()
         for batch in pair_batches(train, settings["batch_size"], shuffle=True, generator=generator):
+            if not checkpoints:
+                break  # the budget is spent: stop training where it was measured
             start = time.process_time()
             loss = translation_loss(model(batch.src, batch.tgt_in), batch.tgt_out,
                                     settings["label_smoothing"])
@@ -115,7 +117,7 @@ def run(name, model, decode, settings, budget, split, src_vocab, tgt_vocab, trai
             optimizer.step()
             scheduler.step()
             spent += time.process_time() - start
-            if checkpoints and spent >= checkpoints[0]:
+            if spent >= checkpoints[0]:
                 score = bleu(model, decode, split.test, src_vocab, tgt_vocab)
                 curve.append((checkpoints.pop(0), epoch, score))
                 print(f"  {name:9} {curve[-1][0]:5d} CPU s  epoch {epoch:3d}  "
