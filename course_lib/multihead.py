@@ -202,7 +202,7 @@ class MultiHeadAttention(nn.Module):
         need_weights: bool = True,
         average_attn_weights: bool = True,
     ) -> tuple[Tensor, Tensor | None]:
-        """Like :meth:`forward`, with keys and values from :meth:`project_kv`."""
+        """Like ``forward``, with keys and values from :meth:`project_kv`."""
         self._check(query=query)
         if kv.key.shape[0] != query.shape[0]:
             raise ValueError(

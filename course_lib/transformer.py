@@ -148,7 +148,7 @@ class DecoderLayer(_Sublayers):
         """The newest target positions ``x`` ``(B, t, D)`` given the cached earlier ones.
 
         Returns ``(output (B, t, D), self weights, cross weights, updated cache)``; the same
-        numbers :meth:`forward` gives at those positions under a causal ``tgt_mask``.
+        numbers ``forward`` gives at those positions under a causal ``tgt_mask``.
         """
         self._check_width(x=x)
         x, self_weights, cache = self._sublayer(0, x, lambda h: (
@@ -218,7 +218,7 @@ class DecoderCache(NamedTuple):
 class TransformerDecoder(nn.Module):
     """``num_layers`` decoder layers; a pre-LN stack ends with a LayerNorm.
 
-    :meth:`forward` decodes whole target sequences in parallel (training, teacher forcing);
+    ``forward`` decodes whole target sequences in parallel (training, teacher forcing);
     :meth:`init_cache` and :meth:`step` decode one position at a time, reusing the keys and
     values of earlier positions instead of recomputing them.
 
