@@ -161,17 +161,10 @@ class DecoderLayer(_Sublayers):
         return x, self_weights, cross_weights, cache
 
 
-def _final_norm(d_model: int, add_norm: str | None) -> nn.Module:
-    return nn.LayerNorm(d_model) if add_norm == "pre" else nn.Identity()
+class _Stack(nn.Module):
+    """``num_layers`` layers of ``layer_type``; a pre-LN stack ends with a LayerNorm."""
 
-
-class TransformerEncoder(nn.Module):
-    """``num_layers`` encoder layers; a pre-LN stack ends with a LayerNorm.
-
-    Shape:
-        x ``(B, S, D)`` (already embedded) -> ``(B, S, D)``; with ``need_weights`` also a
-        list with every layer's weights ``(B, N, S, S)``, else ``None``.
-    """
+    layer_type: type[nn.Module]
 
     def __init__(self, d_model: int, num_heads: int, d_ff: int, num_layers: int,
                  dropout: float = 0.0, add_norm: str | None = "post") -> None:
@@ -179,9 +172,21 @@ class TransformerEncoder(nn.Module):
         if num_layers < 1:
             raise ValueError(f"num_layers must be at least 1, got {num_layers}")
         self.layers = nn.ModuleList(
-            EncoderLayer(d_model, num_heads, d_ff, dropout, add_norm) for _ in range(num_layers)
+            self.layer_type(d_model, num_heads, d_ff, dropout, add_norm)
+            for _ in range(num_layers)
         )
-        self.norm = _final_norm(d_model, add_norm)
+        self.norm = nn.LayerNorm(d_model) if add_norm == "pre" else nn.Identity()
+
+
+class TransformerEncoder(_Stack):
+    """``num_layers`` encoder layers; a pre-LN stack ends with a LayerNorm.
+
+    Shape:
+        x ``(B, S, D)`` (already embedded) -> ``(B, S, D)``; with ``need_weights`` also a
+        list with every layer's weights ``(B, N, S, S)``, else ``None``.
+    """
+
+    layer_type = EncoderLayer
 
     def forward(self, x: Tensor, *, mask: Tensor | None = None,
                 src_key_padding_mask: Tensor | None = None,
@@ -215,7 +220,7 @@ class DecoderCache(NamedTuple):
         )
 
 
-class TransformerDecoder(nn.Module):
+class TransformerDecoder(_Stack):
     """``num_layers`` decoder layers; a pre-LN stack ends with a LayerNorm.
 
     ``forward`` decodes whole target sequences in parallel (training, teacher forcing);
@@ -227,15 +232,7 @@ class TransformerDecoder(nn.Module):
         ``{"self": [(B, N, T, T)] * L, "cross": [(B, N, T, S)] * L}``, else ``None``.
     """
 
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, num_layers: int,
-                 dropout: float = 0.0, add_norm: str | None = "post") -> None:
-        super().__init__()
-        if num_layers < 1:
-            raise ValueError(f"num_layers must be at least 1, got {num_layers}")
-        self.layers = nn.ModuleList(
-            DecoderLayer(d_model, num_heads, d_ff, dropout, add_norm) for _ in range(num_layers)
-        )
-        self.norm = _final_norm(d_model, add_norm)
+    layer_type = DecoderLayer
 
     def forward(self, x: Tensor, memory: Tensor, *, tgt_mask: Tensor | None = None,
                 memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
