@@ -131,14 +131,28 @@ class Trainer:
 
     @staticmethod
     def _check_output(output: Tensor, target: Tensor) -> None:
-        """Same-rank output and target must have the same shape: a loss would broadcast
-        ``(B, T, 1)`` against ``(B, T, F)`` and pair the wrong elements, with a warning only."""
-        if (isinstance(output, Tensor) and isinstance(target, Tensor)
-                and output.ndim == target.ndim and output.shape != target.shape):
+        """Refuse output/target pairs a loss would silently broadcast.
+
+        A floating-point target (regression, soft labels) must have the output's shape: a
+        loss would broadcast ``(B, 1)`` against ``(B,)`` into ``(B, B)`` and pair the wrong
+        elements, with a warning only. An integer target holds class indices: the output has
+        one more dimension (the classes) and the same batch size.
+        """
+        if not (isinstance(output, Tensor) and isinstance(target, Tensor)):
+            return
+        if torch.is_floating_point(target):
+            if output.shape != target.shape:
+                raise ValueError(
+                    f"the model's output {shape_str(output)} and the target "
+                    f"{shape_str(target)} differ in shape: the loss would broadcast them and "
+                    "compare the wrong elements. Make the model return the target's shape "
+                    "(e.g. output.squeeze(-1) for one value per sample)."
+                )
+        elif output.ndim != target.ndim + 1 or output.shape[0] != target.shape[0]:
             raise ValueError(
-                f"the model's output {shape_str(output)} and the target {shape_str(target)} "
-                "differ in shape: the loss would broadcast them and compare the wrong "
-                "elements. Make the model return the target's shape."
+                f"the target {shape_str(target)} holds class indices, so the model's output "
+                f"must have one more dimension (the class scores) and the same batch size, "
+                f"got {shape_str(output)}"
             )
 
     def _weight(self, target: Tensor) -> int:

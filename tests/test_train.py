@@ -220,6 +220,29 @@ def test_outputs_that_would_broadcast_against_the_target_are_refused():
         trainer.evaluate(DataLoader(TensorDataset(x, y), batch_size=8))
 
 
+def test_a_missing_dimension_that_would_broadcast_is_refused():
+    # (B, 1) against (B,): MSELoss would broadcast to (B, B) with only a warning
+    x, y = torch.randn(8, 3), torch.randn(8)
+    model = nn.Linear(3, 1)
+    trainer = Trainer(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1), "cpu")
+    with pytest.raises(ValueError, match=r"squeeze"):
+        trainer.fit(DataLoader(TensorDataset(x, y), batch_size=8), epochs=1, progress=False)
+
+
+def test_class_index_targets_need_one_more_output_dimension():
+    x, y = torch.randn(8, 3), torch.randint(0, 4, (8,))
+    good, bad = nn.Linear(3, 4), nn.Sequential(nn.Linear(3, 4), nn.Flatten(0))
+    for model in (good, bad):
+        trainer = Trainer(model, nn.CrossEntropyLoss(),
+                          torch.optim.SGD(model.parameters(), lr=0.1), "cpu")
+        loader = DataLoader(TensorDataset(x, y), batch_size=8)
+        if model is good:
+            trainer.fit(loader, epochs=1, progress=False)
+        else:
+            with pytest.raises(ValueError, match="class indices"):
+                trainer.fit(loader, epochs=1, progress=False)
+
+
 @pytest.mark.parametrize("seed, error", [(1.5, TypeError), ("0", TypeError), (True, TypeError),
                                          (-1, ValueError)])
 def test_seeds_must_be_integers(seed, error):
