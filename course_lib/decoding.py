@@ -1,13 +1,19 @@
 """Turning a trained translation model into sentences: greedy decoding and beam search.
 
-Batch first. Letters: ``B`` sentences, ``K`` beams, ``L`` generated tokens, ``V`` vocabulary.
+Batch first. Letters: ``B`` sentences, ``S`` source tokens, ``K`` beams, ``L`` generated
+tokens, ``V`` vocabulary.
+
+Any model with the :class:`Translator` protocol can be decoded: the Transformer of
+:mod:`course_lib.translation` and the recurrent models of
+:mod:`course_lib.recurrent_translation` alike, so their outputs compare token for token.
 
 * :func:`greedy_decode` picks the most likely token at every step, for a whole batch at
   once, and stops each sentence at its ``<eos>``. With ``use_cache=False`` it re-runs the
   whole decoder on the growing prefix at every step (the loop of Chapter 1: quadratic in
-  the length); with ``use_cache=True`` (default) it feeds only the newest token and keeps the
-  earlier keys and values in a :class:`~course_lib.transformer.DecoderCache` -- the same
-  tokens, much faster.
+  the length); with ``use_cache=True`` (default) it feeds only the newest token and carries
+  the model's cache from step to step (the Transformer's earlier keys and values in a
+  :class:`~course_lib.transformer.DecoderCache`, a GRU's hidden state) -- the same tokens,
+  much faster.
 * :func:`beam_search` keeps the ``K`` best prefixes per sentence and returns the finished one
   with the best length-normalised log-probability.
 
@@ -20,18 +26,50 @@ from __future__ import annotations
 
 import contextlib
 import math
+from typing import Any, Protocol
 
 import torch
 from torch import Tensor
 
-from course_lib.translation import TranslationTransformer
 from course_lib.vocab import EOS, PAD, SOS
 
-__all__ = ["greedy_decode", "beam_search"]
+__all__ = ["Translator", "greedy_decode", "beam_search"]
+
+
+class Translator(Protocol):
+    """What the decoding functions need from a model (an ``nn.Module``).
+
+    * ``config.max_len`` -- the most target positions the model handles;
+    * ``model(src (B, S), tgt_in (B, T))`` -> logits ``(B, T, V)`` (teacher forcing);
+    * ``encode(src)`` -> ``(memory, src_key_padding_mask (B, S), weights or None)``;
+    * ``init_cache(memory, src_key_padding_mask=...)`` -> a cache with ``select(rows)``
+      (keep or repeat batch rows, for beam search);
+    * ``step(tokens (B, t), cache, src_key_padding_mask)`` ->
+      ``(logits (B, t, V), updated cache, weights or None)``.
+
+    Padding masks: True = padding = blocked.
+    """
+
+    config: Any
+    training: bool
+
+    def __call__(self, src: Tensor, tgt_in: Tensor) -> Tensor: ...
+
+    def encode(self, src: Tensor) -> tuple[Any, Tensor, Any]: ...
+
+    def init_cache(self, memory: Any, *, src_key_padding_mask: Tensor | None = None) -> Any: ...
+
+    def step(
+        self, tokens: Tensor, cache: Any, src_key_padding_mask: Tensor
+    ) -> tuple[Tensor, Any, Any]: ...
+
+    def train(self, mode: bool = True) -> Any: ...
+
+    def eval(self) -> Any: ...
 
 
 @contextlib.contextmanager
-def _inference(model: TranslationTransformer):
+def _inference(model: Translator):
     was_training = model.training
     model.eval()
     try:
@@ -41,7 +79,7 @@ def _inference(model: TranslationTransformer):
         model.train(was_training)
 
 
-def _check(model, src: Tensor, max_len: int) -> None:
+def _check(model: Translator, src: Tensor, max_len: int) -> None:
     if not isinstance(src, Tensor) or src.ndim != 2 or src.dtype != torch.long:
         raise TypeError("src must be a (B, S) long tensor of token ids")
     if not isinstance(max_len, int) or max_len < 1:
@@ -53,9 +91,12 @@ def _check(model, src: Tensor, max_len: int) -> None:
         )
 
 
-def greedy_decode(model: TranslationTransformer, src: Tensor, *, max_len: int = 20,
+def greedy_decode(model: Translator, src: Tensor, *, max_len: int = 20,
                   use_cache: bool = True) -> Tensor:
-    """The most likely next token at every step, for each sentence of ``src`` ``(B, S)``."""
+    """The most likely next token at every step, for each sentence of ``src`` ``(B, S)``.
+
+    ``model`` is any :class:`Translator` (Transformer or recurrent).
+    """
     _check(model, src, max_len)
     B = src.shape[0]
     ys = torch.full((B, 1), SOS, dtype=torch.long, device=src.device)  # (B, 1): <sos>
@@ -63,7 +104,7 @@ def greedy_decode(model: TranslationTransformer, src: Tensor, *, max_len: int = 
     with _inference(model):
         if use_cache:
             memory, src_kpm, _ = model.encode(src)
-            cache = model.init_cache(memory)
+            cache = model.init_cache(memory, src_key_padding_mask=src_kpm)
         for _ in range(max_len):
             if use_cache:
                 logits, cache, _ = model.step(ys[:, -1:], cache, src_kpm)  # (B, 1, V)
@@ -78,11 +119,12 @@ def greedy_decode(model: TranslationTransformer, src: Tensor, *, max_len: int = 
     return ys[:, 1:]
 
 
-def beam_search(model: TranslationTransformer, src: Tensor, *, beam_size: int = 4,
+def beam_search(model: Translator, src: Tensor, *, beam_size: int = 4,
                 max_len: int = 20, length_penalty: float = 1.0) -> Tensor:
     """The best of ``beam_size`` hypotheses per sentence, by ``log p / length ** alpha``.
 
     Args:
+        model: any :class:`Translator` (Transformer or recurrent).
         beam_size: ``K``, hypotheses kept per sentence (1 gives greedy decoding).
         length_penalty: ``alpha``; 0 compares raw log-probabilities (favouring short
             outputs), 1 compares the mean log-probability per token.
@@ -95,7 +137,7 @@ def beam_search(model: TranslationTransformer, src: Tensor, *, beam_size: int = 
     with _inference(model):
         memory, src_kpm, _ = model.encode(src)
         rows = torch.arange(B, device=device).repeat_interleave(K)  # (B * K,): beam -> sentence
-        cache = model.init_cache(memory).select(rows)
+        cache = model.init_cache(memory, src_key_padding_mask=src_kpm).select(rows)
         src_kpm = src_kpm[rows]  # (B * K, S)
         ys = torch.full((B * K, 1), SOS, dtype=torch.long, device=device)
         scores = torch.full((B, K), -math.inf, device=device)

@@ -111,8 +111,14 @@ class TranslationTransformer(nn.Module):
             return logits
         return logits, {"encoder": enc_weights, **dec_weights}
 
-    def init_cache(self, memory: Tensor) -> DecoderCache:
-        """The decoder's cache for a batch of encoded sentences (memory projected once)."""
+    def init_cache(self, memory: Tensor, *,
+                   src_key_padding_mask: Tensor | None = None) -> DecoderCache:
+        """The decoder's cache for a batch of encoded sentences (memory projected once).
+
+        ``src_key_padding_mask`` is accepted for the decoding protocol shared with the
+        recurrent models (:mod:`course_lib.decoding`) and unused here: the Transformer
+        receives the source padding at every :meth:`step` instead.
+        """
         return self.decoder.init_cache(memory)
 
     def step(self, tokens: Tensor, cache: DecoderCache, src_key_padding_mask: Tensor, *,

@@ -1,0 +1,261 @@
+"""Recurrent models that translate token sequences (Chapter 5: the GRUs of Chapters 1 and 2).
+
+Batch first. Letters: ``B`` sentences, ``S`` source tokens, ``T`` target tokens, ``E``
+embedding width, ``H`` hidden size of the GRUs, ``V`` vocabulary size. Token ids follow
+:mod:`course_lib.vocab` (``<pad>`` = 0). A GRU's state is ``(1, B, H)``, layers first, as
+everywhere in :mod:`course_lib.seq2seq`.
+
+The model puts token embeddings around the book's recurrent parts, so that Chapter 5 can
+set them beside the Transformer on the same data, decoded by the same functions:
+
+* the encoder is a GRU that reads the embedded source as a *packed* sequence, so it never
+  steps over ``<pad>``: its states at padded positions are 0 and each sentence's final state
+  is the one after its last real token;
+* the decoder is one of the library's own, fed the embedded target tokens as its features
+  (``n_features = E``): :class:`~course_lib.seq2seq.Decoder` for ``attention="none"``
+  (Chapter 1's encoder-decoder: the source reaches it only through the final state) or
+  :class:`~course_lib.seq2seq_attention.BahdanauDecoder` for ``attention="bahdanau"``
+  (Chapter 2: every step attends to all encoder states);
+* a linear layer turns the decoder's output ``(B, T, E)`` into logits ``(B, T, V)``,
+  optionally sharing its weights with the target embedding.
+
+:class:`RecurrentTranslator` has the surface of
+:class:`~course_lib.translation.TranslationTransformer` (``encode``, ``init_cache``,
+``step``, ``forward``), so :func:`~course_lib.decoding.greedy_decode` and
+:func:`~course_lib.decoding.beam_search` decode both. Its cache is a
+:class:`RecurrentState`: the decoder's hidden state, which a GRU carries anyway, plus the
+encoder states it attends to. Padding masks: ``src_key_padding_mask`` ``(B, S)``, True =
+padding = blocked; source sentences are right-padded, as :func:`course_lib.vocab.pad` makes
+them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import torch
+from torch import Tensor, nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from course_lib._validate import check_dropout, shape_str
+from course_lib.seq2seq import Decoder
+from course_lib.seq2seq_attention import BahdanauDecoder
+from course_lib.vocab import PAD
+
+__all__ = ["ATTENTION", "RecurrentConfig", "RecurrentState", "RecurrentTranslator"]
+
+ATTENTION = ("none", "bahdanau")
+
+
+@dataclass(frozen=True)
+class RecurrentConfig:
+    """Sizes of a :class:`RecurrentTranslator`.
+
+    ``attention`` picks the decoder: ``"none"`` (Chapter 1) or ``"bahdanau"`` (Chapter 2).
+    ``max_len`` bounds the targets the decoding functions generate (``max_len - 1`` tokens
+    after ``<sos>``), as for the Transformer; the GRUs themselves read any length.
+    """
+
+    src_vocab: int
+    tgt_vocab: int
+    embed_dim: int = 256
+    hidden_dim: int = 256
+    attention: str = "none"  # or "bahdanau"
+    dropout: float = 0.1
+    max_len: int = 64
+    tie_embeddings: bool = False  # share the target embedding with the output layer
+
+    def __post_init__(self) -> None:
+        if self.attention not in ATTENTION:
+            raise ValueError(
+                f"attention must be one of {ATTENTION} ('none': Chapter 1's GRU decoder, "
+                f"'bahdanau': Chapter 2's attention decoder), got {self.attention!r}"
+            )
+        for name in ("src_vocab", "tgt_vocab", "embed_dim", "hidden_dim", "max_len"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        check_dropout(self.dropout)
+
+
+class RecurrentState(NamedTuple):
+    """What recurrent decoding carries from step to step.
+
+    ``hidden`` ``(1, B, H)`` is the decoder's state after the tokens fed so far, ``memory``
+    ``(B, S, H)`` the encoder states (fixed; only the attention decoder reads them), and
+    ``length`` the number of target tokens fed so far.
+    """
+
+    hidden: Tensor  # (1, B, H)
+    memory: Tensor  # (B, S, H)
+    length: int
+
+    def select(self, index: Tensor) -> RecurrentState:
+        """Keep (or repeat) batch rows ``index`` ``(B',)``: beam search reorders its beams."""
+        hidden = self.hidden[:, index]  # (1, B, H) -> (1, B', H)
+        memory = self.memory[index]  # (B, S, H) -> (B', S, H)
+        return RecurrentState(hidden, memory, self.length)
+
+
+def _check_tokens(tokens: Tensor, name: str, vocab: int) -> None:
+    if not isinstance(tokens, Tensor) or tokens.dtype != torch.long or tokens.ndim != 2:
+        got = shape_str(tokens) if isinstance(tokens, Tensor) else type(tokens).__name__
+        dtype = f" {tokens.dtype}" if isinstance(tokens, Tensor) else ""
+        raise TypeError(f"{name} must be a (B, length) long tensor of token ids, got {got}{dtype}")
+    if tokens.shape[1] == 0:
+        raise ValueError(f"{name} is empty: every sentence needs at least one token")
+    if tokens.numel() and (tokens.min() < 0 or tokens.max() >= vocab):
+        raise ValueError(f"{name} holds ids outside the vocabulary [0, {vocab})")
+
+
+def _source_lengths(src_key_padding_mask: Tensor) -> Tensor:
+    """Real tokens per sentence ``(B,)``, after checking the padding is a right-hand tail."""
+    mask = src_key_padding_mask
+    if not isinstance(mask, Tensor) or mask.dtype != torch.bool or mask.ndim != 2:
+        got = shape_str(mask) if isinstance(mask, Tensor) else type(mask).__name__
+        raise TypeError(f"src_key_padding_mask must be a (B, S) bool tensor, got {got}")
+    lengths = (~mask).sum(dim=1)  # (B,)
+    if (lengths == 0).any():
+        raise ValueError("a source sentence is all <pad>: every sentence needs a real token")
+    positions = torch.arange(mask.shape[1], device=mask.device)  # (S,)
+    if not torch.equal(positions[None, :] >= lengths[:, None], mask):  # (B, S): the tails
+        raise ValueError(
+            "source padding must come after each sentence's last token (right-padded, as "
+            "course_lib.vocab.pad makes it): <pad> inside or before a sentence"
+        )
+    return lengths
+
+
+class RecurrentTranslator(nn.Module):
+    """GRU encoder-decoder over token ids, with or without Bahdanau attention.
+
+    Args:
+        config: sizes and the kind of decoder, a :class:`RecurrentConfig`.
+
+    Shape:
+        ``src`` ``(B, S)`` and ``tgt_in`` ``(B, T)`` long tensors (``<sos> y1 ... y_{T-1}``)
+        -> logits ``(B, T, V)`` for ``y1 ... y_T``; with ``need_weights=True`` also the
+        attention over the source ``(B, T, S)`` (``None`` for ``attention="none"``).
+    """
+
+    def __init__(self, config: RecurrentConfig) -> None:
+        super().__init__()
+        if not isinstance(config, RecurrentConfig):
+            raise TypeError(f"config must be a RecurrentConfig, got {type(config).__name__}")
+        c = self.config = config
+        self.src_embed = nn.Embedding(c.src_vocab, c.embed_dim, padding_idx=PAD)
+        self.tgt_embed = nn.Embedding(c.tgt_vocab, c.embed_dim, padding_idx=PAD)
+        self.dropout = nn.Dropout(c.dropout)
+        self.encoder = nn.GRU(c.embed_dim, c.hidden_dim, batch_first=True)
+        decoder_type = BahdanauDecoder if c.attention == "bahdanau" else Decoder
+        self.decoder = decoder_type(c.embed_dim, c.hidden_dim)
+        self.output = nn.Linear(c.embed_dim, c.tgt_vocab)
+        if c.tie_embeddings:
+            self.output.weight = self.tgt_embed.weight
+
+    def encode(self, src: Tensor, *, need_weights: bool = False) -> tuple[Tensor, Tensor, None]:
+        """Run the encoder GRU over the real tokens of each sentence.
+
+        Args:
+            src: ``(B, S)`` token ids, right-padded with ``<pad>``.
+            need_weights: accepted for the shared protocol; a GRU encoder has no attention.
+
+        Returns:
+            ``(memory (B, S, H), src_key_padding_mask (B, S), None)``; ``memory`` is 0 at
+            padded positions and stores nothing on the module.
+        """
+        _check_tokens(src, "src", self.config.src_vocab)
+        src_key_padding_mask = src == PAD  # (B, S), True = padding
+        lengths = _source_lengths(src_key_padding_mask)  # (B,)
+        x = self.dropout(self.src_embed(src))  # (B, S, E)
+        packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
+        states, _ = self.encoder(packed)  # packed (sum of lengths, H)
+        memory, _ = pad_packed_sequence(
+            states, batch_first=True, total_length=src.shape[1]
+        )  # (B, S, H), zeros after each sentence's end
+        return memory, src_key_padding_mask, None
+
+    def init_cache(
+        self, memory: Tensor, *, src_key_padding_mask: Tensor | None = None
+    ) -> RecurrentState:
+        """The decoder's start: the encoder state after each sentence's last real token.
+
+        Args:
+            memory: ``(B, S, H)`` from :meth:`encode`.
+            src_key_padding_mask: ``(B, S)`` from :meth:`encode` (required: it says where
+                each sentence ends).
+        """
+        if src_key_padding_mask is None:
+            raise ValueError(
+                "init_cache needs src_key_padding_mask to find where each sentence ends: "
+                "pass the mask encode() returned, init_cache(memory, src_key_padding_mask=mask)"
+            )
+        H = self.config.hidden_dim
+        if not isinstance(memory, Tensor) or memory.ndim != 3 or memory.shape[-1] != H:
+            got = shape_str(memory) if isinstance(memory, Tensor) else type(memory).__name__
+            raise ValueError(f"memory must be the encoder states (B, S, H={H}), got {got}")
+        if src_key_padding_mask.shape != memory.shape[:2]:
+            raise ValueError(
+                f"src_key_padding_mask {shape_str(src_key_padding_mask)} must be (B, S) for "
+                f"memory {shape_str(memory)}"
+            )
+        lengths = _source_lengths(src_key_padding_mask)  # (B,)
+        rows = torch.arange(memory.shape[0], device=memory.device)  # (B,)
+        # (B, S, H) -> (B, H): a packed GRU's output at the last real token IS its final state
+        final = memory[rows, lengths.to(memory.device) - 1]
+        return RecurrentState(final.unsqueeze(0), memory, 0)  # (B, H) -> (1, B, H)
+
+    def step(
+        self,
+        tokens: Tensor,
+        cache: RecurrentState,
+        src_key_padding_mask: Tensor,
+        *,
+        need_weights: bool = False,
+    ) -> tuple[Tensor, RecurrentState, Tensor | None]:
+        """Feed the newest target tokens ``(B, t)`` to the decoder, starting from ``cache``.
+
+        Returns:
+            ``(logits (B, t, V), updated cache (length + t), weights (B, t, S) or None)``;
+            the weights are ``None`` without ``need_weights`` or without attention.
+        """
+        _check_tokens(tokens, "tokens", self.config.tgt_vocab)
+        if not isinstance(cache, RecurrentState):
+            raise TypeError(
+                f"cache must be the RecurrentState from init_cache(), got {type(cache).__name__}"
+            )
+        if tokens.shape[0] != cache.hidden.shape[1]:
+            raise ValueError(
+                f"tokens hold {tokens.shape[0]} sentences but the cache {cache.hidden.shape[1]}"
+                ": decode the batch that was encoded"
+            )
+        y = self.dropout(self.tgt_embed(tokens))  # (B, t, E)
+        out, hidden, weights = self.decoder(
+            y, cache.hidden, cache.memory, memory_key_padding_mask=src_key_padding_mask
+        )  # (B, t, E), (1, B, H), (B, t, S) or None
+        logits = self.output(out)  # (B, t, E) -> (B, t, V)
+        cache = RecurrentState(hidden, cache.memory, cache.length + tokens.shape[1])
+        return logits, cache, (weights if need_weights else None)
+
+    def forward(
+        self, src: Tensor, tgt_in: Tensor, *, need_weights: bool = False
+    ) -> Tensor | tuple[Tensor, Tensor | None]:
+        """Teacher forcing over the whole target: ``tgt_in`` is ``<sos> y1 ... y_{T-1}``.
+
+        Returns:
+            logits ``(B, T, V)``; with ``need_weights`` also the weights ``(B, T, S)``
+            (``None`` for ``attention="none"``).
+        """
+        memory, src_kpm, _ = self.encode(src)
+        _check_tokens(tgt_in, "tgt_in", self.config.tgt_vocab)
+        if tgt_in.shape[0] != src.shape[0]:
+            raise ValueError(
+                f"src has {src.shape[0]} sentences but tgt_in {tgt_in.shape[0]}: give one "
+                "target per source sentence"
+            )
+        cache = self.init_cache(memory, src_key_padding_mask=src_kpm)
+        logits, _, weights = self.step(tgt_in, cache, src_kpm, need_weights=need_weights)
+        if not need_weights:
+            return logits
+        return logits, weights
