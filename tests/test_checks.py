@@ -226,3 +226,147 @@ def test_checks_leave_the_students_random_numbers_alone(check, answer):
     torch.manual_seed(1234)
     check(answer)
     assert torch.equal(torch.rand(3), expected), "the check drew from the global generator"
+
+
+# --- Chapter 5 ----------------------------------------------------------------------------
+
+from course_lib.checks import (  # noqa: E402
+    check_cached_attention_step,
+    check_decoder_self_attention_mask,
+    check_label_smoothed_loss,
+)
+
+
+def decoder_mask(tgt_in, diagonal=1, pad_axis="key", combine="or"):
+    t = tgt_in.shape[1]
+    causal = torch.ones(t, t, dtype=torch.bool).triu(diagonal)[None]
+    pad = (tgt_in == 0)[:, None, :] if pad_axis == "key" else (tgt_in == 0)[:, :, None]
+    return causal | pad if combine == "or" else causal & pad
+
+
+def test_decoder_self_attention_mask_check(capsys):
+    check_decoder_self_attention_mask(decoder_mask)
+    assert "✓ decoder_self_attention_mask: all 5 cases agree" in capsys.readouterr().out
+    t = lambda x: x.shape[1]  # noqa: E731
+    ones = lambda x: torch.ones(t(x), t(x), dtype=torch.bool)  # noqa: E731
+    for answer, message in [
+        (lambda x: ~decoder_mask(x), "polarity is flipped"),
+        (lambda x: ones(x).triu(1)[None].expand(len(x), -1, -1), "padding is ignored"),
+        (lambda x: (x == 0)[:, None, :].expand(-1, t(x), -1), "without the causal part"),
+        (lambda x: decoder_mask(x, pad_axis="query"), "query axis"),
+        (lambda x: decoder_mask(x, combine="and"), "AND"),
+        (lambda x: decoder_mask(x, diagonal=0), "diagonal is blocked too"),
+        (lambda x: ones(x).triu(1), r"\(T, T\).*broadcasts"),
+        (lambda x: x == 0, r"\(B, T\).*Broadcasting"),
+        (lambda x: decoder_mask(x).long(), "boolean"),
+        (lambda x: decoder_mask(x).tolist(), "should return a torch.Tensor"),
+        (lambda x: decoder_mask(x)[:, :1], "returned shape"),
+        (lambda x: decoder_mask(x) ^ (x == 0)[:, :, None], r"is (True|False), expected"),
+    ]:
+        with pytest.raises(CheckFailed, match=message):
+            check_decoder_self_attention_mask(answer)
+
+
+def cached_step(q, k, v, cache_k, cache_v, scale=True, prepend=False, include_new=True,
+                axis=-1, keep_cache=False):
+    new_k = torch.cat([k, cache_k] if prepend else [cache_k, k], 1)
+    new_v = torch.cat([v, cache_v] if prepend else [cache_v, v], 1)
+    keys, values = (new_k, new_v) if include_new else (cache_k, cache_v)
+    if not include_new and cache_k.shape[1] == 0:
+        raise ValueError("max(): Expected reduction dim 2 to have non-zero size")
+    scores = q @ keys.transpose(-2, -1) / (q.shape[-1] ** 0.5 if scale else 1.0)
+    context = scores.softmax(axis) @ values
+    return (context, cache_k, cache_v) if keep_cache else (context, new_k, new_v)
+
+
+def test_cached_attention_step_check(capsys):
+    check_cached_attention_step(cached_step)
+    assert "✓ cached_attention_step: all 5 cases agree" in capsys.readouterr().out
+    for kwargs, message in [
+        ({"prepend": True}, "START of the cache"),
+        ({"scale": False}, "not scaled"),
+        ({"include_new": False}, "left out"),
+        ({"axis": -2}, "wrong axis"),
+        ({"keep_cache": True}, "cache unchanged"),
+    ]:
+        with pytest.raises(CheckFailed, match=message):
+            check_cached_attention_step(lambda *a, kw=kwargs: cached_step(*a, **kw))
+    with pytest.raises(CheckFailed, match="triple"):
+        check_cached_attention_step(lambda *a: cached_step(*a)[0])
+
+
+def test_cached_attention_step_reports_a_failing_first_step():
+    def only_with_a_cache(q, k, v, cache_k, cache_v):
+        if cache_k.shape[1] == 0:
+            raise RuntimeError("cannot attend to an empty cache")
+        return cached_step(q, k, v, cache_k, cache_v)
+
+    with pytest.raises(CheckFailed, match=r"raised RuntimeError.*cache is empty \(t=0\)"):
+        check_cached_attention_step(only_with_a_cache)
+
+
+def smoothed_loss(logits, target, eps, others=False, logs=True, reduce="mean", sign=1.0):
+    v = logits.shape[-1]
+    one_hot = torch.nn.functional.one_hot(target, v).to(logits.dtype)
+    q = (1 - eps) * one_hot + (eps / (v - 1) * (1 - one_hot) if others else eps / v)
+    p = logits.log_softmax(-1) if logs else logits.softmax(-1)
+    per_row = -sign * (q * p).sum(-1)
+    return per_row.mean() if reduce == "mean" else per_row.sum() if reduce == "sum" else per_row
+
+
+def test_label_smoothed_loss_check(capsys):
+    check_label_smoothed_loss(smoothed_loss)
+    assert "✓ label_smoothed_loss: all 6 cases agree" in capsys.readouterr().out
+    check_label_smoothed_loss(lambda x, y, e: torch.nn.functional.cross_entropy(
+        x.log_softmax(-1).log_softmax(-1), y, label_smoothing=e))  # log_softmax is idempotent
+    check_label_smoothed_loss(lambda *a: smoothed_loss(*a).item())  # a float is fine
+    for kwargs, message in [
+        ({"others": True}, "V - 1 other classes"),
+        ({"eps": 0.0}, "smoothing is ignored"),
+        ({"logs": False}, "probabilities are used"),
+        ({"reduce": "sum"}, "SUM over the N"),
+        ({"sign": -1.0}, "sign is flipped"),
+        ({"reduce": "none"}, "average over the N predictions"),
+    ]:
+        def answer(x, y, e, kw=kwargs):
+            kw = dict(kw)
+            return smoothed_loss(x, y, kw.pop("eps", e), **kw)
+
+        with pytest.raises(CheckFailed, match=message):
+            check_label_smoothed_loss(answer)
+    with pytest.raises(CheckFailed, match="0-dim tensor"):
+        check_label_smoothed_loss(lambda *a: [smoothed_loss(*a).item()])
+
+
+@pytest.mark.parametrize(
+    "check", [check_decoder_self_attention_mask, check_cached_attention_step,
+              check_label_smoothed_loss],
+)
+def test_chapter5_unimplemented_answers_fail_with_a_message(check):
+    with pytest.raises(CheckFailed, match="not implemented yet"):
+        check(not_implemented)
+
+
+@pytest.mark.parametrize(
+    "check, answer",
+    [(check_decoder_self_attention_mask, decoder_mask), (check_cached_attention_step, cached_step),
+     (check_label_smoothed_loss, smoothed_loss)],
+)
+def test_chapter5_checks_leave_the_students_random_numbers_alone(check, answer):
+    torch.manual_seed(1234)
+    expected = torch.rand(3)
+    torch.manual_seed(1234)
+    check(answer)
+    assert torch.equal(torch.rand(3), expected), "the check drew from the global generator"
+
+
+def test_a_wrong_boolean_mask_without_a_known_mistake_is_explained():
+    from course_lib.checks import check_causal_mask
+
+    def odd_mask(size):
+        mask = torch.ones(size, size, dtype=torch.bool).triu(1)
+        mask[-1, 0] = True  # one stray blocked entry
+        return mask
+
+    with pytest.raises(CheckFailed, match="entries differ"):
+        check_causal_mask(odd_mask)

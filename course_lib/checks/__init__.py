@@ -23,6 +23,11 @@ from course_lib.checks.transformer import (
     check_positional_encoding,
     check_split_heads,
 )
+from course_lib.checks.translation import (
+    check_cached_attention_step,
+    check_decoder_self_attention_mask,
+    check_label_smoothed_loss,
+)
 
 __all__ = [
     "CheckFailed",
@@ -40,4 +45,8 @@ __all__ = [
     "check_split_heads",
     "check_merge_heads",
     "check_positional_encoding",
+    # Chapter 5
+    "check_decoder_self_attention_mask",
+    "check_cached_attention_step",
+    "check_label_smoothed_loss",
 ]

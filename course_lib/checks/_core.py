@@ -53,6 +53,12 @@ def compare(
     for wrong, explanation in mistakes:
         if torch.allclose(got, wrong, atol=ATOL):
             raise CheckFailed(f"{name}: {explanation} ({case})")
+    if expected.dtype == torch.bool:
+        wrong = (got != expected).nonzero().tolist()
+        raise CheckFailed(
+            f"{name} returned the right shape but {len(wrong)} entries differ ({case}), the "
+            f"first at {wrong[0]}. Expected\n{expected}\ngot\n{got}"
+        )
     worst = (got - expected).abs().max().item()
     raise CheckFailed(
         f"{name} returned the right shape but different values ({case}): the largest "
