@@ -1,6 +1,7 @@
 """Test BLEU against training CPU seconds: the course's Transformer next to a reference.
 
-    OMP_NUM_THREADS=1 python benchmarks/translation.py [--budget 600] [--only course]
+    OMP_NUM_THREADS=1 python benchmarks/translation.py [--budget 600]
+        [--models course,reference,gru,bahdanau]
 
 The protocol is fixed (shared/ISSUE-NOTES.md): the tutorial filter (11,445 pairs),
 French -> English, the seeded 80/10/10 split, a vocabulary from the training split only,
@@ -12,7 +13,9 @@ The reference is ``nn.Transformer`` (d_model 256, 2+2 layers, 4 heads, feed-forw
 dropout 0.1, embeddings x sqrt(d) + sinusoidal positions, Adam lr 1e-3 betas 0.9/0.98,
 warm-up 300 steps then inverse square root, batches of 64 length-bucketed, label smoothing
 0.1, clipping 1.0, seed 0). The course's model is :class:`TranslationTransformer` with the
-settings in ``COURSE`` below, chosen on the *validation* split.
+settings in ``COURSE`` below, chosen on the *validation* split. ``gru`` and ``bahdanau`` are
+the recurrent models of Chapters 1 and 2 (:class:`RecurrentTranslator`, embeddings and GRUs of
+256, tied output layer) trained with the same recipe, for Chapter 5's comparison table.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from torch import nn
 from course_lib.decoding import greedy_decode
 from course_lib.metrics import corpus_bleu
 from course_lib.positional import PositionalEncoding
+from course_lib.recurrent_translation import RecurrentConfig, RecurrentTranslator
 from course_lib.schedules import warmup_inverse_sqrt
 from course_lib.tatoeba import load_pairs, split_pairs
 from course_lib.translation import TranslationConfig, TranslationTransformer, translation_loss
@@ -129,25 +133,33 @@ def run(name, model, decode, settings, budget, split, src_vocab, tgt_vocab, trai
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=int, default=600, help="training CPU seconds per model")
-    parser.add_argument("--only", choices=["course", "reference"])
+    parser.add_argument("--models", default="course,reference",
+                        help="comma-separated: course, reference, gru, bahdanau")
     args = parser.parse_args()
+    models = args.models.split(",")
+    unknown = sorted(set(models) - {"course", "reference", "gru", "bahdanau"})
+    if unknown:
+        parser.error(f"unknown models {unknown}")
     torch.set_num_threads(1)
     split, src_vocab, tgt_vocab, train = data()
     print(f"{platform.processor() or platform.machine()}, torch {torch.__version__}, "
           f"1 thread; pairs {len(split.train)}/{len(split.validation)}/{len(split.test)}, "
           f"vocab fr {len(src_vocab)} en {len(tgt_vocab)}", flush=True)
     curves = {}
-    if args.only != "reference":
+    for name in models:
         torch.manual_seed(0)
-        config = TranslationConfig(len(src_vocab), len(tgt_vocab), **COURSE["config"])
-        curves["course"] = run("course", TranslationTransformer(config), greedy_decode,
-                               COURSE, args.budget, split, src_vocab, tgt_vocab, train)
-    if args.only != "course":
-        torch.manual_seed(0)
-        settings = {**COURSE, "lr": 1e-3, "warmup": 300}
-        curves["reference"] = run("reference", Reference(len(src_vocab), len(tgt_vocab)),
-                                  reference_greedy, settings, args.budget, split, src_vocab,
-                                  tgt_vocab, train)
+        if name == "course":
+            config = TranslationConfig(len(src_vocab), len(tgt_vocab), **COURSE["config"])
+            model, decode = TranslationTransformer(config), greedy_decode
+        elif name == "reference":
+            model, decode = Reference(len(src_vocab), len(tgt_vocab)), reference_greedy
+        else:
+            config = RecurrentConfig(len(src_vocab), len(tgt_vocab), embed_dim=256,
+                                     hidden_dim=256, dropout=0.1, tie_embeddings=True,
+                                     attention="none" if name == "gru" else "bahdanau")
+            model, decode = RecurrentTranslator(config), greedy_decode
+        curves[name] = run(name, model, decode, COURSE, args.budget, split, src_vocab,
+                           tgt_vocab, train)
     print("\nCPU s  " + "  ".join(f"{name:>9}" for name in curves))
     for i, c in enumerate(x for x in CHECKPOINTS if x <= args.budget):
         row = [f"{curve[i][2]:9.1f}" if i < len(curve) else f"{'-':>9}" for curve in curves.values()]
