@@ -58,13 +58,18 @@ def plot_losses(
 
 
 def _heatmap(
-    ax, w: np.ndarray, x_labels, y_labels, annotate: bool, vmax: float, label_every: int = 1
+    ax, w: np.ndarray, x_labels, y_labels, annotate: bool, vmax: float, label_every: int = 1,
+    x_rotation: float = 0.0,
 ) -> object:
     image = ax.imshow(w, cmap="viridis", vmin=0.0, vmax=vmax, aspect="auto")
     for axis, labels, n in ((ax.xaxis, x_labels, w.shape[1]), (ax.yaxis, y_labels, w.shape[0])):
         ticks = list(range(0, n, label_every))
         axis.set_ticks(ticks)
         axis.set_ticklabels([labels[i] if labels is not None else i for i in ticks])
+    if x_rotation:
+        ax.tick_params(axis="x", labelrotation=x_rotation)
+        for label in ax.get_xticklabels():
+            label.set_horizontalalignment("right")
     if annotate:
         for (i, j), value in np.ndenumerate(w):
             color = "black" if value > 0.6 * vmax else "white"
@@ -135,8 +140,12 @@ def attention_heatmaps(
     xlabel: str = "key (source)",
     ylabel: str = "query (target)",
     panel_size: float = 2.6,
+    x_rotation: float = 0.0,
 ) -> Figure:
-    """A grid of small annotated heatmaps, one per matrix of ``weights`` ``(N, T, S)``."""
+    """A grid of small annotated heatmaps, one per matrix of ``weights`` ``(N, T, S)``.
+
+    ``x_rotation`` turns the key labels by that many degrees (for long words).
+    """
     w = _numpy(weights).astype(float)
     if w.ndim != 3:
         raise ValueError(f"weights must be (N, T, S), got shape {w.shape}")
@@ -154,7 +163,8 @@ def attention_heatmaps(
         if i >= n:
             ax.axis("off")
             continue
-        image = _heatmap(ax, w[i], x_labels, y_labels, annotate=True, vmax=1.0)
+        image = _heatmap(ax, w[i], x_labels, y_labels, annotate=True, vmax=1.0,
+                         x_rotation=x_rotation)
         if titles is not None:
             ax.set_title(titles[i], fontsize=9)
         if i % n_cols == 0:

@@ -45,6 +45,16 @@ def test_attention_heatmaps_grid():
         attention_heatmaps(torch.rand(2, 3))
 
 
+def test_attention_heatmaps_can_turn_long_key_labels():
+    from course_lib.plots import attention_heatmaps
+
+    words = ["une", "fille", "intelligente"]
+    fig = attention_heatmaps(torch.rand(2, 2, 3).softmax(-1), x_labels=words, x_rotation=45)
+    labels = fig.axes[0].get_xticklabels()
+    assert [t.get_text() for t in labels] == words
+    assert all(t.get_rotation() == 45 and t.get_horizontalalignment() == "right" for t in labels)
+
+
 def test_plot_query_keys():
     from course_lib.plots import plot_query_keys
 
