@@ -16,6 +16,13 @@ from course_lib.checks.attention import (
     check_padding_mask,
     check_scaled_dot_product_attention,
 )
+from course_lib.checks.gps import (
+    check_ade_fde,
+    check_constant_velocity,
+    check_datasets,
+    check_haversine,
+    check_inverse_transform,
+)
 from course_lib.checks.seq2seq import check_decoder_inputs, check_greedy_decode, check_gru_cell
 from course_lib.checks.transformer import (
     check_causal_mask,
@@ -49,4 +56,10 @@ __all__ = [
     "check_decoder_self_attention_mask",
     "check_cached_attention_step",
     "check_label_smoothed_loss",
+    # Chapter 6
+    "check_datasets",
+    "check_inverse_transform",
+    "check_haversine",
+    "check_ade_fde",
+    "check_constant_velocity",
 ]

@@ -1,0 +1,226 @@
+"""Self-checks for Chapter 6 (GPS trajectories): features, inverse scaling, distances, baselines.
+
+Answers take and return NumPy arrays (or tensors, converted here). Positions are ``[lat,
+lon]`` degrees, fixes ``[lat, lon, time]``; distances are metres.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from course_lib.checks._core import CheckFailed, call_student, compare, passed
+from course_lib.geo import EARTH_RADIUS_M, from_local, haversine, to_local
+from course_lib.gps import FLORENCE, city_trajectories
+from course_lib.trajectories import (
+    Standardizer,
+    TrajectoryFeatures,
+    ade_fde,
+    constant_velocity,
+    relative_metres,
+    stay,
+)
+
+__all__ = [
+    "check_datasets",
+    "check_inverse_transform",
+    "check_haversine",
+    "check_ade_fde",
+    "check_constant_velocity",
+]
+
+
+def _t(x) -> Tensor:
+    """float64 tensor of ``x``; anything that is not array-like is returned for compare() to name."""
+    if isinstance(x, Tensor):
+        return x.detach().cpu().double()
+    try:
+        return torch.as_tensor(np.asarray(x, dtype=np.float64))
+    except (TypeError, ValueError):
+        return x
+
+
+def _splits(seed: int, sizes=(60, 20)):
+    rng = np.random.default_rng(seed)
+    return [city_trajectories(n, rng=rng) for n in sizes]
+
+
+def check_datasets(make_datasets: Callable) -> None:
+    """Check ``make_datasets(train, valid) -> (train_dataset, valid_dataset)``.
+
+    ``train`` and ``valid`` are ``(observed (N, 5, 3), future (N, 3, 3))`` pairs. Every item
+    of a dataset starts with the source ``(5, 2)`` and ends with the target ``(3, 2)``:
+    ``[east, north]`` metres from the last observed fix, standardised with the mean and
+    standard deviation of the **training** split only (per feature, over every training
+    fix, observed and future). Reference: :class:`~course_lib.trajectories.TrajectoryFeatures`.
+    """
+    __tracebackhide__ = True
+    cases = [(0, (60, 20)), (1, (40, 30))]
+    for seed, sizes in cases:
+        train, valid = _splits(seed, sizes)
+        got = call_student(make_datasets, "make_datasets", train, valid)
+        if not isinstance(got, (tuple, list)) or len(got) != 2:
+            raise CheckFailed("make_datasets should return two datasets: (train_dataset, valid_dataset)")
+        reference = TrajectoryFeatures.fit(*train)
+        everything = [np.concatenate(p, axis=0) for p in zip(train, valid, strict=True)]
+        leaky = TrajectoryFeatures.fit(*everything)
+        for name, dataset, split in (("train", got[0], train), ("valid", got[1], valid)):
+            if len(dataset) != len(split[0]):
+                raise CheckFailed(f"the {name} dataset has {len(dataset)} items, expected {len(split[0])}")
+            source, target = reference.encode(*split)
+            absolute = (split[0][..., :2] - split[0][..., :2].mean()) / split[0][..., :2].std()
+            for i in (0, len(dataset) - 1):
+                item = dataset[i]
+                if not isinstance(item, (tuple, list)) or len(item) < 2:
+                    raise CheckFailed(f"{name}_dataset[{i}] should be a tuple (source, ..., target)")
+                src = item[0]
+                if isinstance(src, Tensor) and src.shape[-1] == 3:
+                    raise CheckFailed(
+                        f"{name}_dataset[{i}] has 3 features per fix: drop the timestamp (its deltas "
+                        "are all the same here, so it carries no information) and keep [east, north]"
+                    )
+                for value in item:
+                    if isinstance(value, Tensor) and value.dtype != torch.float32:
+                        raise CheckFailed(
+                            f"{name}_dataset[{i}] holds {value.dtype}: models train in float32, "
+                            "use torch.tensor(x, dtype=torch.float32)"
+                        )
+                case = f"{name}_dataset[{i}], seed {seed}"
+                compare(_t(src), source[i].double(), "the source", case, [
+                    (torch.as_tensor(relative_metres(split[0][i : i + 1])[0]),
+                     "these are metres but not standardised: divide by the training std"),
+                    (leaky.encode(split[0][i : i + 1])[0].double(), "the scaler was fitted on "
+                     "train AND valid: fit it on the training split only, then apply it to both"),
+                    (torch.as_tensor(absolute[i]), "these look like absolute lat/lon values: use "
+                     "[east, north] metres from the LAST observed fix"),
+                ])
+                compare(_t(item[-1]), target[i].double(), "the target", case)
+    passed("make_datasets", len(cases))
+
+
+def check_inverse_transform(inverse_transform: Callable) -> None:
+    """Check ``inverse_transform(predicted, observed, mean, std) -> positions``.
+
+    ``predicted`` ``(N, T, 2)`` are standardised ``[east, north]`` values, ``observed``
+    ``(N, S, 3)`` the fixes they continue, ``mean`` and ``std`` ``(2,)`` the training
+    statistics; return ``[lat, lon]`` degrees ``(N, T, 2)``.
+    """
+    __tracebackhide__ = True
+    rng = np.random.default_rng(3)
+    cases = [(1, 3), (5, 3), (4, 1)]
+    for n, t in cases:
+        observed = city_trajectories(n, rng=rng)[0]
+        mean, std = rng.normal(0, 20, 2), rng.uniform(50, 300, 2)
+        predicted = rng.normal(size=(n, t, 2))
+        expected = TrajectoryFeatures(Standardizer(mean, std)).to_latlon(predicted, observed)
+        origin = observed[:, -1:, :2]
+        metres = predicted * std + mean
+        mistakes = [
+            (from_local(predicted, origin), "the standardisation was not undone: multiply by "
+             "std and add mean before converting metres to degrees"),
+            (from_local(metres, observed[:, :1, :2]), "the offsets were added to the FIRST "
+             "observed fix; they are metres from the LAST one"),
+            (from_local(metres[..., ::-1], origin), "east and north are swapped"),
+            (metres, "these are still metres: convert them to degrees around the last observed fix"),
+        ]
+        got = call_student(inverse_transform, "inverse_transform", predicted.copy(), observed.copy(),
+                           mean.copy(), std.copy())
+        compare(_t(got), torch.as_tensor(expected), "inverse_transform", f"N={n}, T={t}",
+                [(torch.as_tensor(w), m) for w, m in mistakes])
+    passed("inverse_transform", len(cases))
+
+
+def check_haversine(haversine_fn: Callable) -> None:
+    """Check ``haversine(a, b) -> metres`` for ``[lat, lon]`` degrees ``(N, 2)`` -> ``(N,)``.
+
+    Reference: :func:`course_lib.geo.haversine` on a sphere of radius
+    :data:`~course_lib.geo.EARTH_RADIUS_M`; answers must agree within a millimetre.
+    """
+    __tracebackhide__ = True
+    rng = np.random.default_rng(4)
+    centre = np.asarray(FLORENCE)
+    cases = {
+        "around Florence": (centre + rng.uniform(-0.02, 0.02, (6, 2)), centre + rng.uniform(-0.02, 0.02, (6, 2))),
+        "far apart": (np.array([[0.0, 0.0], [51.5, -0.13]]), np.array([[0.0, 90.0], [40.7, -74.0]])),
+    }
+    for case, (a, b) in cases.items():
+        expected = torch.as_tensor(haversine(a, b))
+        flat = EARTH_RADIUS_M * np.radians(np.linalg.norm(b - a, axis=-1))
+        mistakes = [
+            (expected / 2, "half the distance: d = 2 R arcsin(sqrt(h))"),
+            (expected / 1000, "this is in kilometres: use the radius in metres (6,371,008.8)"),
+            (torch.as_tensor(flat), "this treats degrees of longitude like degrees of latitude: "
+             "a degree of longitude shrinks with cos(latitude)"),
+        ]
+        with np.errstate(all="ignore"):
+            h = np.sin((b - a)[:, 0] / 2) ** 2 + np.cos(a[:, 0]) * np.cos(b[:, 0]) * np.sin((b - a)[:, 1] / 2) ** 2
+            mistakes.append((torch.as_tensor(2 * EARTH_RADIUS_M * np.arcsin(np.sqrt(np.clip(h, 0, 1)))),
+                             "convert degrees to radians first (np.radians)"))
+        got = call_student(haversine_fn, "haversine", a.copy(), b.copy())
+        got = _t(got)
+        if isinstance(got, Tensor) and torch.allclose(got, expected, rtol=0, atol=1e-3):
+            continue
+        compare(got, expected, "haversine", case, mistakes)
+    passed("haversine", len(cases))
+
+
+def check_ade_fde(ade_fde_fn: Callable) -> None:
+    """Check ``ade_fde(predicted, true) -> (ade, fde)`` in metres, both ``(N, T, 2)`` degrees."""
+    __tracebackhide__ = True
+    rng = np.random.default_rng(5)
+    cases = [(1, 3), (6, 3), (4, 2)]
+    for n, t in cases:
+        true = np.asarray(FLORENCE) + rng.uniform(-0.01, 0.01, (n, t, 2))
+        predicted = true + rng.normal(0, 0.0005, (n, t, 2))
+        ade, fde = ade_fde(predicted, true)
+        got = call_student(ade_fde_fn, "ade_fde", predicted.copy(), true.copy())
+        if not isinstance(got, (tuple, list)) or len(got) != 2:
+            raise CheckFailed("ade_fde should return two numbers: (ade, fde)")
+        d = haversine(predicted, true)
+        mistakes = [
+            ((d.sum(1).mean(), fde), "ADE is a mean over the steps too, not their sum"),
+            ((ade, ade), "FDE is the error of the LAST step only: d[:, -1].mean()"),
+            ((ade, d[-1].mean()), "FDE takes the last step of every trajectory (d[:, -1]), "
+             "not every step of the last trajectory (d[-1])"),
+        ]
+        expected = torch.tensor([ade, fde], dtype=torch.float64)
+        compare(_t([float(g) for g in got]), expected, "ade_fde", f"N={n}, T={t}",
+                [(torch.tensor(w, dtype=torch.float64), m) for w, m in mistakes])
+    passed("ade_fde", len(cases))
+
+
+def check_constant_velocity(constant_velocity_fn: Callable) -> None:
+    """Check ``constant_velocity(observed, times) -> positions`` (the baseline).
+
+    ``observed`` ``(N, S, 3)`` fixes, ``times`` ``(N, T)`` the timestamps to predict at;
+    returns ``[lat, lon]`` ``(N, T, 2)``: the last fix moved on at the velocity between the
+    last two fixes. Reference: :func:`course_lib.trajectories.constant_velocity`.
+    """
+    __tracebackhide__ = True
+    rng = np.random.default_rng(6)
+    cases = [(1, 3), (5, 3), (3, 2)]
+    for n, t in cases:
+        observed, future = city_trajectories(n, rng=rng, future=t)
+        times = future[..., 2]
+        expected = constant_velocity(observed, times)
+        origin = observed[:, -1:, :2]
+        en = to_local(observed[..., :2], origin)
+        step = en[:, -1] - en[:, -2]  # (N, 2) metres per interval
+        k = np.arange(1, t + 1)[None, :, None]
+        whole = (en[:, -1] - en[:, 0]) / (observed.shape[1] - 1)
+        mistakes = [
+            (stay(observed, t), "every prediction is the last fix: that is the 'stay' baseline"),
+            (from_local(np.repeat(step[:, None], t, axis=1), origin), "every step lands on the "
+             "same point: move k intervals ahead for the k-th prediction"),
+            (from_local(-step[:, None] * k, origin), "the velocity points backwards: last fix "
+             "minus the one before it"),
+            (from_local(whole[:, None] * k, origin), "this is the mean velocity over the whole "
+             "observation; the baseline uses the last two fixes only"),
+        ]
+        got = call_student(constant_velocity_fn, "constant_velocity", observed.copy(), times.copy())
+        compare(_t(got), torch.as_tensor(expected), "constant_velocity", f"N={n}, T={t}",
+                [(torch.as_tensor(w), m) for w, m in mistakes])
+    passed("constant_velocity", len(cases))

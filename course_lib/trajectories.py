@@ -1,0 +1,218 @@
+"""GPS trajectories as model inputs, and the errors and baselines they are judged by.
+
+The pipeline, for ``observed (N, S, 3)`` and ``future (N, T, 3)`` rows ``[lat, lon, time]``
+(see :mod:`course_lib.gps`):
+
+1. :func:`relative_metres` -- every fix as ``[east, north]`` metres from the trajectory's
+   **last observed fix**. The model then learns *how people move*, not *where Florence
+   is*, and both axes are in the same unit.
+2. :class:`Standardizer` -- fitted on the **training split only** (mean and standard
+   deviation per feature), applied to every split, inverted on the predictions.
+3. :class:`TrajectoryFeatures` -- both steps together: ``encode`` gives the float32
+   tensors a model trains on, ``to_latlon`` turns its predictions back into positions.
+
+Time enters as deltas (:func:`time_deltas`), never as epoch seconds. Both of the book's
+generators sample at a fixed interval, so every delta is the same number: a constant
+feature carries no information (and cannot be standardised), so the models see positions
+only. :func:`constant_velocity` uses the timestamps, so it would also handle irregular
+sampling.
+
+Errors are great-circle distances in metres (:func:`~course_lib.geo.haversine`): the
+**average displacement error** (ADE, mean over all predicted steps) and the **final
+displacement error** (FDE, the last step only). Letters: ``N`` trajectories, ``S`` observed
+fixes, ``T`` future fixes, ``F`` features.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import Tensor
+from torch.utils.data import TensorDataset
+
+from course_lib.geo import from_local, haversine, to_local
+
+__all__ = [
+    "relative_metres",
+    "time_deltas",
+    "Standardizer",
+    "TrajectoryFeatures",
+    "trajectory_datasets",
+    "displacement_errors",
+    "ade_fde",
+    "stay",
+    "constant_velocity",
+]
+
+
+def _track(x, name: str, columns: int = 3) -> np.ndarray:
+    a = np.asarray(x.detach().cpu() if isinstance(x, Tensor) else x, dtype=np.float64)
+    if a.ndim != 3 or a.shape[-1] < columns or a.shape[1] == 0:
+        raise ValueError(
+            f"{name} must be a batch of trajectories (N, L, {columns}) with rows "
+            f"{'[lat, lon, time]' if columns == 3 else '[lat, lon]'}, got shape {a.shape}"
+        )
+    return a
+
+
+def _same_batch(a: np.ndarray, b: np.ndarray, names: str) -> None:
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(f"{names} hold different numbers of trajectories: {a.shape[0]} vs {b.shape[0]}")
+
+
+def relative_metres(observed, future=None):
+    """``[east, north]`` metres of every fix from the last observed one.
+
+    Shape:
+        observed ``(N, S, >=2)`` -> ``(N, S, 2)`` (its last row is always ``[0, 0]``); with
+        ``future (N, T, >=2)`` also ``(N, T, 2)``.
+    """
+    seen = _track(observed, "observed", 2)
+    origin = seen[:, -1:, :2]  # (N, 1, 2): one map per trajectory
+    source = to_local(seen[..., :2], origin)
+    if future is None:
+        return source
+    ahead = _track(future, "future", 2)
+    _same_batch(seen, ahead, "observed and future")
+    return source, to_local(ahead[..., :2], origin)
+
+
+def time_deltas(track) -> np.ndarray:
+    """Seconds between consecutive fixes, ``(N, L, 3) -> (N, L - 1)``; an error if time runs back."""
+    a = _track(track, "track")
+    deltas = np.diff(a[..., 2], axis=1)
+    if np.any(deltas <= 0):
+        raise ValueError("timestamps must increase along each trajectory; sort the fixes by time")
+    return deltas
+
+
+class Standardizer:
+    """Per-feature standardisation ``(x - mean) / std``, fitted once on training data.
+
+    Build it with :meth:`fit` on the training split; then :meth:`transform` any split and
+    :meth:`inverse_transform` predictions. Statistics are over every axis but the last.
+    """
+
+    def __init__(self, mean: np.ndarray, std: np.ndarray) -> None:
+        self.mean, self.std = np.asarray(mean, np.float64), np.asarray(std, np.float64)
+
+    @classmethod
+    def fit(cls, x) -> Standardizer:
+        a = np.asarray(x, dtype=np.float64)
+        if a.ndim < 2 or a.size == 0:
+            raise ValueError(f"fit needs samples and features (..., F), got shape {a.shape}")
+        flat = a.reshape(-1, a.shape[-1])  # (..., F) -> (samples, F)
+        std = flat.std(axis=0)
+        if np.any(std == 0):
+            raise ValueError(
+                f"feature(s) {np.flatnonzero(std == 0).tolist()} are constant on the training "
+                "data: they carry no information and cannot be scaled -- drop them"
+            )
+        return cls(flat.mean(axis=0), std)
+
+    def _check(self, x) -> np.ndarray:
+        a = np.asarray(x.detach().cpu() if isinstance(x, Tensor) else x, dtype=np.float64)
+        if a.shape[-1:] != self.mean.shape:
+            raise ValueError(
+                f"expected {self.mean.shape[0]} features in the last dimension, got shape {a.shape}"
+            )
+        return a
+
+    def transform(self, x) -> np.ndarray:
+        return (self._check(x) - self.mean) / self.std
+
+    def inverse_transform(self, x) -> np.ndarray:
+        return self._check(x) * self.std + self.mean
+
+
+class TrajectoryFeatures:
+    """Relative metres, standardised: from ``[lat, lon, time]`` fixes to model tensors and back.
+
+    Build it with :meth:`fit` on the training split. The scaler sees every training fix,
+    observed and future, so the model's inputs and outputs share one scale.
+    """
+
+    def __init__(self, scaler: Standardizer) -> None:
+        self.scaler = scaler
+
+    @classmethod
+    def fit(cls, observed, future) -> TrajectoryFeatures:
+        source, target = relative_metres(observed, future)
+        return cls(Standardizer.fit(np.concatenate([source, target], axis=1)))
+
+    def encode(self, observed, future=None):
+        """Model inputs ``(N, S, 2)`` (and targets ``(N, T, 2)``) as float32 tensors."""
+        parts = relative_metres(observed, future)
+        parts = (parts,) if future is None else parts
+        out = tuple(torch.tensor(self.scaler.transform(p), dtype=torch.float32) for p in parts)
+        return out[0] if future is None else out
+
+    def to_latlon(self, predicted, observed) -> np.ndarray:
+        """Positions ``(N, T, 2)`` in degrees of predictions ``(N, T, 2)`` for ``observed``."""
+        seen = _track(observed, "observed", 2)
+        pred = self.scaler.inverse_transform(predicted)
+        if pred.ndim != 3 or pred.shape[0] != seen.shape[0]:
+            raise ValueError(
+                f"predicted must be (N, T, 2) for the N = {seen.shape[0]} observed "
+                f"trajectories, got shape {pred.shape}"
+            )
+        return from_local(pred, seen[:, -1:, :2])  # metres from the last fix -> degrees
+
+
+def trajectory_datasets(features: TrajectoryFeatures, train, valid, *, teacher_forcing: bool = True):
+    """Training and validation datasets for the Trainer, from ``(observed, future)`` pairs.
+
+    With ``teacher_forcing`` the training items are ``(source, target, target)``: the model
+    receives the target (to feed true points to its decoder) and the loss compares its
+    output with the last element. Without it they are ``(source, target)``: the model feeds
+    back its own predictions in training too. Validation items are always
+    ``(source, target)``, so the model never sees the answer.
+    """
+    source, target = features.encode(*train)
+    val_source, val_target = features.encode(*valid)
+    inputs = (source, target) if teacher_forcing else (source,)
+    return TensorDataset(*inputs, target), TensorDataset(val_source, val_target)
+
+
+def displacement_errors(predicted, true) -> np.ndarray:
+    """Distance in metres between predicted and true positions, ``(N, T, >=2) -> (N, T)``."""
+    p, t = _track(predicted, "predicted", 2), _track(true, "true", 2)
+    if p.shape[:2] != t.shape[:2]:
+        raise ValueError(f"predicted {p.shape[:2]} and true {t.shape[:2]} must have the same (N, T)")
+    return haversine(p[..., :2], t[..., :2])
+
+
+def ade_fde(predicted, true) -> tuple[float, float]:
+    """Average and final displacement errors in metres, averaged over trajectories."""
+    d = displacement_errors(predicted, true)  # (N, T)
+    return float(d.mean()), float(d[:, -1].mean())
+
+
+def stay(observed, horizon: int) -> np.ndarray:
+    """Baseline: every future fix is the last observed one. ``(N, S, >=2) -> (N, horizon, 2)``."""
+    seen = _track(observed, "observed", 2)
+    return np.repeat(seen[:, -1:, :2], horizon, axis=1)
+
+
+def constant_velocity(observed, times) -> np.ndarray:
+    """Baseline: keep the velocity between the last two observed fixes.
+
+    Args:
+        observed: ``(N, S, 3)`` fixes ``[lat, lon, time]``, ``S >= 2``.
+        times: ``(N, T)`` timestamps to predict at (``future[..., 2]``).
+
+    Returns:
+        Predicted ``[lat, lon]``, ``(N, T, 2)``.
+    """
+    seen = _track(observed, "observed")
+    when = np.asarray(times, dtype=np.float64)
+    if seen.shape[1] < 2 or when.ndim != 2 or when.shape[0] != seen.shape[0]:
+        raise ValueError(
+            f"need observed (N, S>=2, 3) and times (N, T), got {seen.shape} and {when.shape}"
+        )
+    step = to_local(seen[:, -2, :2], seen[:, -1, :2])  # (N, 2): previous fix from the last one
+    velocity = -step / time_deltas(seen[:, -2:])  # (N, 2) metres per second
+    ahead = when - seen[:, -1:, 2]  # (N, T) seconds after the last fix
+    if np.any(ahead <= 0):
+        raise ValueError("times must come after the last observed fix")
+    return from_local(velocity[:, None] * ahead[..., None], seen[:, -1:, :2])  # (N, T, 2)

@@ -1,0 +1,68 @@
+"""Haversine distances and the local metric map."""
+
+import numpy as np
+import pytest
+
+from course_lib.geo import EARTH_RADIUS_M, from_local, haversine, to_local
+
+FLORENCE = np.array([43.7696, 11.2558])
+
+
+def test_one_degree_of_latitude_and_of_longitude_in_florence():
+    north = haversine(FLORENCE, FLORENCE + [1.0, 0.0])
+    assert north == pytest.approx(EARTH_RADIUS_M * np.pi / 180, rel=1e-12)  # 111,195 m
+    east = haversine(FLORENCE, FLORENCE + [0.0, 0.001])
+    assert east == pytest.approx(80.30, abs=0.01)  # shorter: cos(43.77 deg) = 0.722
+
+
+def test_haversine_is_a_distance():
+    rng = np.random.default_rng(0)
+    a, b, c = (FLORENCE + rng.uniform(-0.05, 0.05, (100, 2)) for _ in range(3))
+    assert np.all(haversine(a, a) == 0)
+    np.testing.assert_allclose(haversine(a, b), haversine(b, a), rtol=1e-12)
+    assert np.all(haversine(a, c) <= haversine(a, b) + haversine(b, c) + 1e-6)
+
+
+def test_antipodes_are_half_a_circumference_apart():
+    assert haversine([0.0, 0.0], [0.0, 180.0]) == pytest.approx(np.pi * EARTH_RADIUS_M)
+
+
+def test_local_map_round_trips_and_keeps_distances_within_a_city():
+    rng = np.random.default_rng(1)
+    points = FLORENCE + rng.uniform(-0.03, 0.03, (500, 2))  # about 3 km around the centre
+    en = to_local(points, FLORENCE)
+    np.testing.assert_allclose(from_local(en, FLORENCE), points, rtol=0, atol=1e-12)
+    flat = np.linalg.norm(en, axis=-1)
+    np.testing.assert_allclose(flat, haversine(points, FLORENCE), rtol=1e-3)  # < 1 m per km
+
+
+def test_local_axes_point_east_and_north():
+    en = to_local(FLORENCE + [[0.001, 0.0], [0.0, 0.001]], FLORENCE)
+    assert en[0, 0] == pytest.approx(0) and en[0, 1] > 0  # north
+    assert en[1, 0] > 0 and en[1, 1] == pytest.approx(0)  # east
+
+
+def test_one_origin_per_trajectory_broadcasts():
+    tracks = FLORENCE + np.random.default_rng(2).uniform(-0.01, 0.01, (4, 6, 2))
+    en = to_local(tracks, tracks[:, -1:])
+    assert en.shape == (4, 6, 2)
+    np.testing.assert_allclose(en[:, -1], 0, atol=1e-9)
+    np.testing.assert_allclose(from_local(en, tracks[:, -1:]), tracks, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (np.zeros((3, 3)) + [43.0, 11.0, 1.7e9], "last dimension"),
+        ([143.0, 11.0], "latitudes outside"),
+        ([np.nan, 11.0], "NaN"),
+    ],
+)
+def test_bad_positions_are_explained(value, message):
+    with pytest.raises(ValueError, match=message):
+        haversine(value, FLORENCE)
+
+
+def test_from_local_wants_east_north_pairs():
+    with pytest.raises(ValueError, match=r"\(\.\.\., 2\) metres"):
+        from_local(np.zeros((2, 3)), FLORENCE)

@@ -1,0 +1,149 @@
+"""Features, scaling, errors and baselines of the GPS chapter."""
+
+import numpy as np
+import pytest
+import torch
+
+from course_lib.geo import from_local, haversine
+from course_lib.gps import FLORENCE, city_trajectories, lecture_trajectories
+from course_lib.trajectories import (
+    Standardizer,
+    TrajectoryFeatures,
+    ade_fde,
+    constant_velocity,
+    displacement_errors,
+    relative_metres,
+    stay,
+    time_deltas,
+    trajectory_datasets,
+)
+
+
+@pytest.fixture(scope="module")
+def city():
+    return city_trajectories(400, rng=np.random.default_rng(0))
+
+
+def straight_line(n=6, speed=(3.0, -4.0), interval=20.0):
+    """Trajectories moving at a constant 5 m/s: constant velocity is exact on them."""
+    t = interval * np.arange(n)
+    en = np.asarray(speed) * t[:, None]  # (L, 2) metres
+    latlon = from_local(en, np.asarray(FLORENCE))
+    return np.concatenate([latlon, 1.7e9 + t[:, None]], axis=1)[None]  # (1, L, 3)
+
+
+def test_relative_metres_start_from_the_last_observed_fix(city):
+    source, target = relative_metres(*city)
+    assert source.shape == (400, 5, 2) and target.shape == (400, 3, 2)
+    np.testing.assert_allclose(source[:, -1], 0, atol=1e-9)
+    np.testing.assert_allclose(
+        np.linalg.norm(target, axis=-1), haversine(city[1][..., :2], city[0][:, -1:, :2]), rtol=1e-3
+    )
+
+
+def test_time_deltas_and_time_running_back():
+    np.testing.assert_array_equal(time_deltas(straight_line(4)), [[20.0, 20.0, 20.0]])
+    with pytest.raises(ValueError, match="increase"):
+        time_deltas(straight_line(4)[:, ::-1])
+
+
+def test_standardizer_fits_once_and_inverts():
+    rng = np.random.default_rng(0)
+    x = rng.normal([5.0, -2.0], [3.0, 0.5], size=(50, 8, 2))
+    s = Standardizer.fit(x)
+    z = s.transform(x)
+    np.testing.assert_allclose(z.reshape(-1, 2).mean(0), 0, atol=1e-12)
+    np.testing.assert_allclose(z.reshape(-1, 2).std(0), 1, atol=1e-12)
+    np.testing.assert_allclose(s.inverse_transform(z), x, atol=1e-12)
+    other = rng.normal(size=(3, 2))
+    np.testing.assert_allclose(s.transform(other), (other - s.mean) / s.std)  # training statistics
+
+
+def test_a_constant_feature_is_refused():
+    x = np.ones((10, 5, 3))
+    x[..., 0] = np.arange(50).reshape(10, 5)
+    with pytest.raises(ValueError, match=r"feature\(s\) \[1, 2\] are constant"):
+        Standardizer.fit(x)
+    with pytest.raises(ValueError, match="expected 2 features"):
+        Standardizer.fit(np.random.default_rng(0).normal(size=(4, 2))).transform(np.zeros((4, 3)))
+
+
+def test_features_round_trip_to_positions(city):
+    features = TrajectoryFeatures.fit(*city)
+    source, target = features.encode(*city)
+    assert source.dtype == target.dtype == torch.float32
+    assert source.shape == (400, 5, 2) and target.shape == (400, 3, 2)
+    both = torch.cat([source, target], dim=1).double()
+    np.testing.assert_allclose(both.mean((0, 1)), 0, atol=1e-5)
+    back = features.to_latlon(target, city[0])
+    assert np.max(haversine(back, city[1][..., :2])) < 0.01  # float32 round trip: < 1 cm
+
+
+def test_features_fitted_on_training_only(city):
+    seen, ahead = city
+    features = TrajectoryFeatures.fit(seen[:200], ahead[:200])
+    other = TrajectoryFeatures.fit(seen[200:], ahead[200:])
+    assert not np.allclose(features.scaler.std, other.scaler.std)
+    np.testing.assert_allclose(
+        features.encode(seen[200:]).numpy(),
+        features.scaler.transform(relative_metres(seen[200:])),
+        rtol=1e-6, atol=1e-6,
+    )
+
+
+def test_datasets_with_and_without_teacher_forcing(city):
+    features = TrajectoryFeatures.fit(*city)
+    train, valid = trajectory_datasets(features, city, city)
+    assert len(train[0]) == 3 and len(valid[0]) == 2
+    free, _ = trajectory_datasets(features, city, city, teacher_forcing=False)
+    assert len(free[0]) == 2
+    torch.testing.assert_close(free[0][1], train[0][2])
+
+
+def test_to_latlon_checks_the_batch(city):
+    features = TrajectoryFeatures.fit(*city)
+    with pytest.raises(ValueError, match="N = 400"):
+        features.to_latlon(np.zeros((3, 3, 2)), city[0])
+
+
+def test_errors_in_metres():
+    true = np.repeat(np.asarray(FLORENCE)[None, None], 3, axis=1)  # (1, 3, 2)
+    pred = from_local(np.array([[[0.0, 10.0], [0.0, 20.0], [30.0, 40.0]]]), np.asarray(FLORENCE))
+    d = displacement_errors(pred, true)
+    np.testing.assert_allclose(d, [[10.0, 20.0, 50.0]], rtol=1e-5)
+    ade, fde = ade_fde(pred, true)
+    assert ade == pytest.approx(80 / 3, rel=1e-5) and fde == pytest.approx(50, rel=1e-5)
+    with pytest.raises(ValueError, match="same"):
+        displacement_errors(pred[:, :2], true)
+
+
+def test_constant_velocity_is_exact_on_a_straight_line_and_stay_is_not():
+    track = straight_line(8)
+    seen, ahead = track[:, :5], track[:, 5:]
+    cv = constant_velocity(seen, ahead[..., 2])
+    assert np.max(displacement_errors(cv, ahead)) < 1e-6
+    np.testing.assert_allclose(displacement_errors(stay(seen, 3), ahead), [[100, 200, 300]], rtol=1e-4)
+
+
+def test_constant_velocity_uses_the_timestamps():
+    track = straight_line(8)
+    seen = track[:, :5]
+    halfway = seen[:, -1, 2] + np.array([[10.0, 30.0, 50.0]])  # other prediction times
+    d = haversine(constant_velocity(seen, halfway), seen[:, -1:, :2])
+    np.testing.assert_allclose(d, [[50.0, 150.0, 250.0]], rtol=1e-4)  # 5 m/s
+    with pytest.raises(ValueError, match="after the last observed"):
+        constant_velocity(seen, seen[:, -3:, 2])
+
+
+def test_on_the_lecture_data_constant_velocity_is_far_worse_than_staying():
+    seen, ahead = lecture_trajectories(2000, rng=np.random.default_rng(7))
+    stay_ade, _ = ade_fde(stay(seen, 3), ahead)
+    cv_ade, _ = ade_fde(constant_velocity(seen, ahead[..., 2]), ahead)
+    assert 80 < stay_ade < 120 and cv_ade > 10 * stay_ade
+
+
+def test_bad_shapes_are_explained():
+    with pytest.raises(ValueError, match=r"\(N, L, 2\)"):
+        relative_metres(np.zeros((5, 3)))
+    with pytest.raises(ValueError, match="different numbers of trajectories"):
+        relative_metres(np.zeros((4, 5, 3)) + [43.0, 11.0, 0.0], np.zeros((3, 3, 3)) + [43.0, 11.0, 0.0])
