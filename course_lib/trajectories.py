@@ -98,6 +98,7 @@ class Standardizer:
 
     @classmethod
     def fit(cls, x) -> Standardizer:
+        """Mean and standard deviation of every feature of ``x`` ``(..., F)``."""
         a = np.asarray(x, dtype=np.float64)
         if a.ndim < 2 or a.size == 0:
             raise ValueError(f"fit needs samples and features (..., F), got shape {a.shape}")
@@ -119,9 +120,11 @@ class Standardizer:
         return a
 
     def transform(self, x) -> np.ndarray:
+        """``(x - mean) / std`` for ``x`` ``(..., F)``."""
         return (self._check(x) - self.mean) / self.std
 
     def inverse_transform(self, x) -> np.ndarray:
+        """``x * std + mean``: standardised values back in their units."""
         return self._check(x) * self.std + self.mean
 
 
@@ -137,6 +140,7 @@ class TrajectoryFeatures:
 
     @classmethod
     def fit(cls, observed, future) -> TrajectoryFeatures:
+        """Fit the scaler on a training split ``(N, S, 3)``, ``(N, T, 3)``."""
         source, target = relative_metres(observed, future)
         return cls(Standardizer.fit(np.concatenate([source, target], axis=1)))
 
