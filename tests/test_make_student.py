@@ -72,3 +72,23 @@ def test_generation_is_deterministic(tmp_path):
 def test_malformed_sections_are_reported(tmp_path, cells, message):
     with pytest.raises(ms.StudentError, match=message):
         ms.build_student(chapter(tmp_path, cells))
+
+
+def test_solution_figures_become_embedded_target_figures(tmp_path):
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    figure = nbformat.v4.new_output("display_data", data={"image/png": png + "\n",
+                                                          "text/plain": "<Figure>"})
+    drawn = code("plot(add_one)")
+    drawn.outputs = [figure]
+    outside = code("plot(check)")
+    outside.outputs = [figure]
+    path = chapter(tmp_path, [
+        md("## Exercises"), md(EXERCISE), md(START), code(SOLUTION), drawn,
+        md("```{solution-end}\n```"), outside,
+    ])
+    cells = ms.build_student(path).cells[2:]
+    assert [c.cell_type for c in cells] == ["markdown", "code", "markdown", "code"]
+    target = cells[2].source
+    assert target.startswith("**Target figure**")
+    assert target.endswith(f"(data:image/png;base64,{png})")  # the bytes, newline stripped
+    assert cells[3].source == "plot(check)" and not cells[3].outputs

@@ -13,6 +13,9 @@ markdown cell that starts with ``## Exercises`` to the next ``## `` heading. In 
   dropped;
 * ```{solution}``` directives (written answers) are dropped, also when they share a cell
   with their exercise;
+* a figure that a solution cell draws (an ``image/png`` output) becomes a *target figure*: a
+  Markdown cell, in the place of that cell, with the PNG embedded as a ``data:`` URI, which
+  Jupyter, Colab, GitHub and Sphinx all render (cell attachments are not read by myst-nb);
 * outputs and execution counts are cleared.
 """
 
@@ -93,6 +96,22 @@ def exercise_markdown(source: str, number: int) -> str:
     return EXERCISE.sub(replace, SOLUTION.sub("", source)).strip()
 
 
+def target_figures(cell: nbformat.NotebookNode) -> list:
+    """Markdown cells showing the PNG figures among ``cell``'s outputs, in order."""
+    images = [
+        out["data"]["image/png"] for out in cell.get("outputs", [])
+        if "image/png" in out.get("data", {})
+    ]
+    return [
+        nbformat.v4.new_markdown_cell(
+            "**Target figure** — what the solution draws. Yours should look alike; "
+            "details that depend on training or on random draws may differ.\n\n"
+            f"![The solution's figure](data:image/png;base64,{''.join(png.split())})"
+        )
+        for png in images
+    ]
+
+
 def build_student(chapter: Path, keep_solutions: bool = False) -> nbformat.NotebookNode:
     """The student notebook of ``chapter``; with ``keep_solutions`` the marked solution code
     stays in (the tests run that version to show every check passes)."""
@@ -132,10 +151,11 @@ def build_student(chapter: Path, keep_solutions: bool = False) -> nbformat.Noteb
                 cells.append(nbformat.v4.new_markdown_cell(cell.source))
         elif cell.cell_type == "code":
             has_markers = BEGIN in cell.source
-            if in_solution and not has_markers:
-                continue
-            source = cell.source if keep_solutions else strip_solution(cell.source, where)
-            cells.append(nbformat.v4.new_code_cell(source))
+            if not in_solution or has_markers:
+                source = cell.source if keep_solutions else strip_solution(cell.source, where)
+                cells.append(nbformat.v4.new_code_cell(source))
+            if in_solution:
+                cells += target_figures(cell)
     if in_solution:
         raise StudentError(f"{chapter.name}: a solution-start is never closed")
     if number == 0:
