@@ -1,7 +1,7 @@
 """Multi-head attention, batch first, with an explicit key/value cache.
 
-Letters: ``B`` batch, ``T`` queries, ``S`` keys, ``D`` model width, ``N`` heads,
-``Dh = D / N`` the width of one head.
+Letters: ``B`` batch, ``T`` queries, ``S`` keys, ``D`` model width, ``Nh`` heads,
+``Dh = D / Nh`` the width of one head.
 
 :class:`MultiHeadAttention` has the contract of ``nn.MultiheadAttention(batch_first=True)``
 (the tests check equality to 1e-9 in float64) and returns its weights instead of keeping
@@ -33,7 +33,7 @@ __all__ = ["KeyValue", "MultiHeadAttention"]
 
 
 class KeyValue(NamedTuple):
-    """Keys and values already projected and split into heads, ``(B, N, S, Dh)`` each."""
+    """Keys and values already projected and split into heads, ``(B, Nh, S, Dh)`` each."""
 
     key: Tensor
     value: Tensor
@@ -49,24 +49,24 @@ class KeyValue(NamedTuple):
 
 
 class MultiHeadAttention(nn.Module):
-    """Multi-head attention: ``N`` scaled dot-product attentions side by side.
+    """Multi-head attention: ``Nh`` scaled dot-product attentions side by side.
 
     ``d_model`` is split into ``num_heads`` heads of width ``Dh = d_model / num_heads``; all
-    heads are computed with one batched matrix product on ``(B, N, T, Dh)`` tensors. A fully
+    heads are computed with one batched matrix product on ``(B, Nh, T, Dh)`` tensors. A fully
     masked query row gives zeros instead of ``nn.MultiheadAttention``'s NaN.
 
     Args:
         d_model: model width ``D`` of queries, keys, values and output.
-        num_heads: number of heads ``N``; must divide ``d_model``.
+        num_heads: number of heads ``Nh``; must divide ``d_model``.
         dropout: dropout on the attention weights, in training mode.
         bias: add biases to the four projections.
 
     Shape:
         query ``(B, T, D)``, key and value ``(B, S, D)``;
         ``key_padding_mask`` ``(B, S)``, True = padding;
-        ``attn_mask`` ``(T, S)``, ``(B * N, T, S)`` (PyTorch's 3-D form) or ``(B, N, T, S)``,
+        ``attn_mask`` ``(T, S)``, ``(B * Nh, T, S)`` (PyTorch's 3-D form) or ``(B, Nh, T, S)``,
         True = blocked (or float, added to the scores).
-        Output ``(B, T, D)``; weights ``(B, T, S)`` averaged over heads, or ``(B, N, T, S)``
+        Output ``(B, T, D)``; weights ``(B, T, S)`` averaged over heads, or ``(B, Nh, T, S)``
         with ``average_attn_weights=False``, or ``None`` with ``need_weights=False``.
     """
 
@@ -105,25 +105,25 @@ class MultiHeadAttention(nn.Module):
 
     def _split(self, x: Tensor) -> Tensor:
         B, L, _ = x.shape
-        # (B, L, D) -> (B, L, N, Dh) -> (B, N, L, Dh)
+        # (B, L, D) -> (B, L, Nh, Dh) -> (B, Nh, L, Dh)
         return x.view(B, L, self.num_heads, self.head_dim).transpose(1, 2)
 
     def _heads_mask(self, attn_mask, key_padding_mask, B: int, T: int, S: int):
-        """Bring both masks to shapes that broadcast against the scores ``(B, N, T, S)``."""
-        N = self.num_heads
+        """Bring both masks to shapes that broadcast against the scores ``(B, Nh, T, S)``."""
+        Nh = self.num_heads
         if attn_mask is not None:
             if attn_mask.ndim == 2:
                 attn_mask = attn_mask[None, None]  # (T, S) -> (1, 1, T, S)
             elif attn_mask.ndim == 3:
-                if attn_mask.shape[0] != B * N:
+                if attn_mask.shape[0] != B * Nh:
                     raise ValueError(
-                        f"a 3-D attn_mask must be (B * num_heads, T, S) = ({B * N}, {T}, {S}) "
+                        f"a 3-D attn_mask must be (B * num_heads, T, S) = ({B * Nh}, {T}, {S}) "
                         f"as in nn.MultiheadAttention, got {shape_str(attn_mask)}"
                     )
-                attn_mask = attn_mask.view(B, N, *attn_mask.shape[1:])  # -> (B, N, T, S)
+                attn_mask = attn_mask.view(B, Nh, *attn_mask.shape[1:])  # -> (B, Nh, T, S)
             if attn_mask.ndim != 4 or attn_mask.shape[-2:] != (T, S):
                 raise ValueError(
-                    f"attn_mask must be (T, S) = ({T}, {S}), (B * N, T, S) or (B, N, T, S), "
+                    f"attn_mask must be (T, S) = ({T}, {S}), (B * Nh, T, S) or (B, Nh, T, S), "
                     f"got {shape_str(attn_mask)}"
                 )
         if key_padding_mask is not None:
@@ -142,11 +142,11 @@ class MultiHeadAttention(nn.Module):
         S = kv.key.shape[2]
         mask = self._heads_mask(attn_mask, key_padding_mask, B, T, S)
         dropout_p = self.dropout if self.training else 0.0
-        # (B, N, T, Dh) @ (B, N, Dh, S) -> (B, N, T, S); then @ (B, N, S, Dh) -> (B, N, T, Dh)
+        # (B, Nh, T, Dh) @ (B, Nh, Dh, S) -> (B, Nh, T, S); then @ (B, Nh, S, Dh) -> (B, Nh, T, Dh)
         context, weights = scaled_dot_product_attention(
             q, kv.key, kv.value, attn_mask=mask, dropout_p=dropout_p
         )
-        # (B, N, T, Dh) -> (B, T, N, Dh) -> (B, T, D): the heads side by side again
+        # (B, Nh, T, Dh) -> (B, T, Nh, Dh) -> (B, T, D): the heads side by side again
         output = self.out_proj(context.transpose(1, 2).reshape(B, T, self.d_model))
         if not need_weights:
             return output, None

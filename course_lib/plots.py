@@ -37,6 +37,9 @@ def plot_losses(
         ylabel: label of the loss axis.
         logy: use a logarithmic loss axis (losses often fall by orders of magnitude).
         figsize: figure size in inches.
+
+    With more than two curves the legend sits to the right of the axes, where it cannot hide
+    one of them.
     """
     if not curves:
         raise ValueError("curves is empty: pass e.g. {'training': trainer.losses}")
@@ -52,7 +55,10 @@ def plot_losses(
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
+    if len(curves) <= 2:
+        ax.legend()
+    else:  # more curves than "best" can dodge: the legend goes beside the axes
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     fig.tight_layout()
     return fig
 
@@ -219,7 +225,10 @@ def plot_query_keys(
     if context is not None:
         c = _numpy(context).astype(float).reshape(-1)
         ax.arrow(0, 0, *c, color="tab:red", width=0.012, length_includes_head=True, head_width=0.05)
-        ax.annotate("context", c, textcoords="offset points", xytext=(4, 8), fontsize=11, color="tab:red")
+        d = c / (np.linalg.norm(c) or 1.0)  # label beyond the tip, clear of the keys' labels
+        ax.annotate("context", c, textcoords="offset points", xytext=(10 * d[0], 10 * d[1]),
+                    ha="left" if d[0] >= 0 else "right", va="center", fontsize=11,
+                    color="tab:red")
     ax.set_xlim(-1.6, 1.6)
     ax.set_ylim(-2.1, 1.6)
     ax.set_aspect("equal")

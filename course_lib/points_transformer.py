@@ -52,7 +52,7 @@ class SelfAttentionEncoderDecoder(nn.Module):
     Shape:
         source ``(B, S, F)``, target ``(B, T, F)`` -> predictions ``(B, T, F)``; with
         ``need_weights=True`` also a dict of per-layer weight lists: ``"encoder"``
-        ``(B, N, S, S)``, ``"decoder"`` ``(B, N, T, T)`` and ``"cross"`` ``(B, N, T, S)``.
+        ``(B, Nh, S, S)``, ``"decoder"`` ``(B, Nh, T, T)`` and ``"cross"`` ``(B, Nh, T, S)``.
     """
 
     def __init__(self, config: SelfAttentionConfig = SelfAttentionConfig()) -> None:

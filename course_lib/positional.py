@@ -43,9 +43,11 @@ class PositionalEncoding(nn.Module):
     """Scale the input by ``sqrt(d_model)`` and add the sinusoidal encoding of each position.
 
     The table is a **buffer**, not a parameter: it is saved with the model and moves with it
-    to a GPU, but it is never trained. Multiplying the input by ``sqrt(d_model)`` first (as
-    the lecture does) undoes a common standardisation, ``x / sqrt(d)``, so that the data are
-    not drowned by the encoding, whose entries lie in [-1, 1].
+    to a GPU, but it is never trained. The input is multiplied by ``sqrt(d_model)`` first, as
+    in the Transformer and the lecture: inputs whose entries are of order ``1 / sqrt(d)``
+    (vectors of length about one, such as embeddings initialised with that standard
+    deviation) then reach the scale of the encoding, whose entries lie in [-1, 1]. Inputs
+    of order one per feature (standardised features) come out ``sqrt(d)`` times larger.
 
     Args:
         max_len: longest sequence the module accepts.

@@ -213,6 +213,10 @@ def _draw_square(ax, source, target, predicted, direction, source_len: int) -> N
         ax.plot(*predicted.T, "X", color=PREDICTED_COLOR, ms=8, label="predicted")
     for i, point in enumerate(np.vstack([source] + ([target] if target is not None else []))):
         ax.annotate(str(i + 1), point, textcoords="offset points", xytext=(6, 6), fontsize=9)
+    if predicted is not None:  # a prediction carries the number of the point it predicts
+        for i, point in enumerate(predicted, start=source_len + 1):
+            ax.annotate(str(i), point, textcoords="offset points", xytext=(-12, -13),
+                        fontsize=9, color=PREDICTED_COLOR, fontweight="bold")
     name = "clockwise" if direction == CLOCKWISE else "counter-clockwise"
     ax.set_title(name, fontsize=10)
     ax.set_xlim(-1.7, 1.7)
@@ -233,8 +237,10 @@ def plot_squares(
 ) -> Figure:
     """One panel per sequence: source points, target points and (optionally) predictions.
 
-    Points are numbered in the order they are visited. With ``predicted``, each panel title
-    also says how many predicted points landed nearest the right corner.
+    Points are numbered in the order they are visited; a predicted point carries the number
+    of the target point it predicts, so the order stays readable where points overlap. With
+    ``predicted``, each panel title also says how many predicted points landed nearest the
+    right corner.
 
     Args:
         points: full sequences ``(N, L, 2)`` (source followed by target).

@@ -1,7 +1,7 @@
 """Transformer layers and stacks, with incremental decoding through an explicit cache.
 
 Batch first. Letters: ``B`` batch, ``S`` source length, ``T`` target length, ``D`` model
-width, ``N`` heads. Masks use PyTorch's names and the library's one polarity, True = blocked:
+width, ``Nh`` heads. Masks use PyTorch's names and the library's one polarity, True = blocked:
 ``src_mask`` / ``tgt_mask`` / ``memory_mask`` ``(T, S)``-like, and ``src_key_padding_mask``,
 ``tgt_key_padding_mask``, ``memory_key_padding_mask`` ``(B, length)``.
 
@@ -92,7 +92,7 @@ class EncoderLayer(_Sublayers):
 
     Shape:
         x ``(B, S, D)``, ``src_mask`` ``(S, S)``, ``src_key_padding_mask`` ``(B, S)`` ->
-        ``(B, S, D)`` and, with ``need_weights``, the weights of every head ``(B, N, S, S)``.
+        ``(B, S, D)`` and, with ``need_weights``, the weights of every head ``(B, Nh, S, S)``.
     """
 
     def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0,
@@ -118,8 +118,8 @@ class DecoderLayer(_Sublayers):
     Shape:
         x ``(B, T, D)``, memory ``(B, S, D)``, ``tgt_mask`` ``(T, T)`` (usually causal),
         ``memory_mask`` ``(T, S)``, padding masks ``(B, T)`` and ``(B, S)`` -> ``(B, T, D)``
-        and, with ``need_weights``, the weights of every head: self ``(B, N, T, T)`` and
-        cross ``(B, N, T, S)``.
+        and, with ``need_weights``, the weights of every head: self ``(B, Nh, T, T)`` and
+        cross ``(B, Nh, T, S)``.
     """
 
     def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0,
@@ -183,7 +183,7 @@ class TransformerEncoder(_Stack):
 
     Shape:
         x ``(B, S, D)`` (already embedded) -> ``(B, S, D)``; with ``need_weights`` also a
-        list with every layer's weights ``(B, N, S, S)``, else ``None``.
+        list with every layer's weights ``(B, Nh, S, S)``, else ``None``.
     """
 
     layer_type = EncoderLayer
@@ -229,7 +229,7 @@ class TransformerDecoder(_Stack):
 
     Shape:
         x ``(B, T, D)``, memory ``(B, S, D)`` -> ``(B, T, D)``; with ``need_weights`` also
-        ``{"self": [(B, N, T, T)] * L, "cross": [(B, N, T, S)] * L}``, else ``None``.
+        ``{"self": [(B, Nh, T, T)] * L, "cross": [(B, Nh, T, S)] * L}``, else ``None``.
     """
 
     layer_type = DecoderLayer
