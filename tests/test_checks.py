@@ -1,5 +1,7 @@
 """The self-checks accept right answers and explain wrong ones in words."""
 
+import math
+
 import pytest
 import torch
 
@@ -100,8 +102,8 @@ def test_student_errors_are_reported_not_hidden():
 
 from course_lib.checks import (  # noqa: E402
     check_additive_scores,
+    check_attention_step,
     check_masked_softmax,
-    check_padding_mask,
     check_scaled_dot_product_attention,
 )
 
@@ -159,66 +161,114 @@ def test_additive_scores_check():
         check_additive_scores(lambda *a: additive(*a).unsqueeze(-1))
 
 
-def test_padding_mask_check():
-    check_padding_mask(lambda lengths, n: torch.arange(n) >= lengths[:, None])
-    with pytest.raises(CheckFailed, match="polarity is flipped"):
-        check_padding_mask(lambda lengths, n: torch.arange(n) < lengths[:, None])
-    with pytest.raises(CheckFailed, match="off by one"):
-        check_padding_mask(lambda lengths, n: torch.arange(n) > lengths[:, None])
-    with pytest.raises(CheckFailed, match="boolean"):
-        check_padding_mask(lambda lengths, n: (torch.arange(n) >= lengths[:, None]).float())
+def attention_step(decoder, x, hidden, memory, mask, scale=True, order="cq", flip=False):
+    query, hidden = decoder.gru(x, hidden)  # (B, 1, H), (1, B, H)
+    q = decoder.attention.q_proj(query)
+    k = decoder.attention.k_proj(memory)
+    scores = q @ k.transpose(1, 2)  # (B, 1, S)
+    if scale:
+        scores = scores / math.sqrt(q.shape[-1])
+    blocked = (~mask if flip else mask)[:, None, :]
+    weights = scores.masked_fill(blocked, float("-inf")).softmax(-1)
+    context = weights @ memory
+    pair = [context, query] if order == "cq" else [query, context]
+    return decoder.regression(torch.cat(pair, -1)), hidden, weights
+
+
+def test_attention_step_check(capsys):
+    check_attention_step(attention_step)
+    assert "✓ attention_step" in capsys.readouterr().out
+    with pytest.raises(CheckFailed, match="sqrt"):
+        check_attention_step(lambda *a: attention_step(*a, scale=False))
+    with pytest.raises(CheckFailed, match="polarity"):
+        check_attention_step(lambda *a: attention_step(*a, flip=True))
+    with pytest.raises(CheckFailed, match="wrong order"):
+        check_attention_step(lambda *a: attention_step(*a, order="qc"))
+    with pytest.raises(CheckFailed, match=r"tuple \(out, hidden, weights\)"):
+        check_attention_step(lambda *a: attention_step(*a)[0])
+    with pytest.raises(CheckFailed, match="not implemented yet"):
+        check_attention_step(not_implemented)
 
 
 # --- Chapters 3 and 4 ---------------------------------------------------------------------
 
-from course_lib.checks import (  # noqa: E402
-    check_causal_mask,
-    check_merge_heads,
-    check_positional_encoding,
-    check_split_heads,
-)
+from torch import nn  # noqa: E402
+
+from course_lib.checks import check_encoder_layer, check_multi_head_attention  # noqa: E402
 
 
-def test_causal_mask_check():
-    check_causal_mask(lambda n: torch.ones(n, n, dtype=torch.bool).triu(1))
-    with pytest.raises(CheckFailed, match="polarity is flipped"):
-        check_causal_mask(lambda n: torch.ones(n, n, dtype=torch.bool).tril())
-    with pytest.raises(CheckFailed, match="diagonal is blocked too"):
-        check_causal_mask(lambda n: torch.ones(n, n, dtype=torch.bool).triu(0))
-    with pytest.raises(CheckFailed, match="boolean"):
-        check_causal_mask(lambda n: torch.ones(n, n).triu(1))
-    with pytest.raises(CheckFailed, match=r"\(1, T, T\)"):
-        check_causal_mask(lambda n: torch.ones(1, n, n, dtype=torch.bool).triu(1))
+def mha_forward(query, key, value, mha, mask, scale_by="head", transpose=True, mean=True):
+    b, t, d = query.shape
+    nh = mha.num_heads
+    dh = d // nh
+    w_q, w_k, w_v = mha.in_proj_weight.chunk(3)
+    b_q, b_k, b_v = mha.in_proj_bias.chunk(3)
+
+    def split(x):
+        if not transpose:
+            return x.reshape(b, nh, x.shape[1], dh)
+        return x.view(b, x.shape[1], nh, dh).transpose(1, 2)  # (B, Nh, L, Dh)
+
+    q = split(nn.functional.linear(query, w_q, b_q))
+    k = split(nn.functional.linear(key, w_k, b_k))
+    v = split(nn.functional.linear(value, w_v, b_v))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(dh if scale_by == "head" else d)
+    if mask is not None:
+        scores = scores.masked_fill(mask[:, None, None, :], float("-inf"))
+    weights = scores.softmax(-1)  # (B, Nh, T, S)
+    context = (weights @ v).transpose(1, 2).reshape(b, t, d)
+    return mha.out_proj(context), (weights.mean(1) if mean else weights)
 
 
-def test_split_and_merge_heads_checks():
-    check_split_heads(lambda x, h: x.view(x.shape[0], x.shape[1], h, -1).transpose(1, 2))
-    check_merge_heads(lambda x: x.transpose(1, 2).flatten(2))
-    with pytest.raises(CheckFailed, match="mixes time steps and features"):
-        check_split_heads(lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1))
-    with pytest.raises(CheckFailed, match="transpose"):
-        check_merge_heads(lambda x: x.reshape(x.shape[0], x.shape[2], -1))
+def test_multi_head_attention_check(capsys):
+    check_multi_head_attention(mha_forward)
+    assert "✓ multi_head_attention" in capsys.readouterr().out
+    with pytest.raises(CheckFailed, match="sqrt\\(Dh\\)"):
+        check_multi_head_attention(lambda *a: mha_forward(*a, scale_by="model"))
+    with pytest.raises(CheckFailed, match="transpose\\(1, 2\\)"):
+        check_multi_head_attention(lambda *a: mha_forward(*a, transpose=False))
+    with pytest.raises(CheckFailed, match="mean over the heads"):
+        check_multi_head_attention(lambda *a: mha_forward(*a, mean=False))
+    with pytest.raises(CheckFailed, match="not implemented yet"):
+        check_multi_head_attention(not_implemented)
 
 
-def positional(max_len, d, two=2, swap=False):
-    pos = torch.arange(max_len, dtype=torch.float32)[:, None]
-    angle = pos / 10000 ** (two * torch.arange(d // 2) / d)
-    table = torch.zeros(max_len, d)
-    table[:, 0::2], table[:, 1::2] = (angle.cos(), angle.sin()) if swap else (angle.sin(), angle.cos())
-    return table
+def encoder_layer(x, layer, mask, pre=None, relu=True, residual=True):
+    pre = layer.norm_first if pre is None else pre
+
+    def sa(y):
+        return layer.self_attn(y, y, y, key_padding_mask=mask, need_weights=False)[0]
+
+    def ff(y):
+        hidden = layer.linear1(y)
+        return layer.linear2(torch.relu(hidden) if relu else hidden)
+
+    r = 1.0 if residual else 0.0
+    if pre:
+        x = r * x + sa(layer.norm1(x))
+        return r * x + ff(layer.norm2(x))
+    x = layer.norm1(r * x + sa(x))
+    return layer.norm2(r * x + ff(x))
 
 
-def test_positional_encoding_check():
-    check_positional_encoding(positional)
-    with pytest.raises(CheckFailed, match="swapped"):
-        check_positional_encoding(lambda n, d: positional(n, d, swap=True))
-    with pytest.raises(CheckFailed, match="2i / d_model"):
-        check_positional_encoding(lambda n, d: positional(n, d, two=1))
+def test_encoder_layer_check(capsys):
+    check_encoder_layer(encoder_layer)
+    assert "✓ encoder_layer" in capsys.readouterr().out
+    with pytest.raises(CheckFailed, match="norm_first is False"):
+        check_encoder_layer(lambda *a: encoder_layer(*a, pre=True))
+    with pytest.raises(CheckFailed, match="norm_first is True"):
+        check_encoder_layer(lambda *a: encoder_layer(*a, pre=False))
+    with pytest.raises(CheckFailed, match="no ReLU"):
+        check_encoder_layer(lambda *a: encoder_layer(*a, relu=False))
+    with pytest.raises(CheckFailed, match="residual"):
+        check_encoder_layer(lambda *a: encoder_layer(*a, residual=False))
 
 
 @pytest.mark.parametrize(
     "check, answer",
-    [(check_gru_cell, gru_cell), (check_greedy_decode, greedy), (check_additive_scores, additive)],
+    [(check_gru_cell, gru_cell), (check_greedy_decode, greedy), (check_additive_scores, additive),
+     (check_attention_step, attention_step), (check_multi_head_attention, mha_forward),
+     (check_encoder_layer, encoder_layer)],
 )
 def test_checks_leave_the_students_random_numbers_alone(check, answer):
     torch.manual_seed(1234)
@@ -360,13 +410,10 @@ def test_chapter5_checks_leave_the_students_random_numbers_alone(check, answer):
     assert torch.equal(torch.rand(3), expected), "the check drew from the global generator"
 
 
-def test_a_wrong_boolean_mask_without_a_known_mistake_is_explained():
-    from course_lib.checks import check_causal_mask
+def test_a_wrong_answer_without_a_known_mistake_is_explained():
+    def odd_step(*args):
+        out, hidden, weights = attention_step(*args)
+        return out + 0.01, hidden, weights
 
-    def odd_mask(size):
-        mask = torch.ones(size, size, dtype=torch.bool).triu(1)
-        mask[-1, 0] = True  # one stray blocked entry
-        return mask
-
-    with pytest.raises(CheckFailed, match="entries differ"):
-        check_causal_mask(odd_mask)
+    with pytest.raises(CheckFailed, match="largest difference"):
+        check_attention_step(odd_step)

@@ -12,8 +12,9 @@ One module per chapter; everything is importable from ``course_lib.checks``.
 from course_lib.checks._core import CheckFailed
 from course_lib.checks.attention import (
     check_additive_scores,
+    check_attention_step,
+    check_context_only_decoder,
     check_masked_softmax,
-    check_padding_mask,
     check_scaled_dot_product_attention,
 )
 from course_lib.checks.gps import (
@@ -25,10 +26,9 @@ from course_lib.checks.gps import (
 )
 from course_lib.checks.seq2seq import check_decoder_inputs, check_greedy_decode, check_gru_cell
 from course_lib.checks.transformer import (
-    check_causal_mask,
-    check_merge_heads,
-    check_positional_encoding,
-    check_split_heads,
+    check_encoder_layer,
+    check_learned_positions,
+    check_multi_head_attention,
 )
 from course_lib.checks.translation import (
     check_cached_attention_step,
@@ -46,12 +46,12 @@ __all__ = [
     "check_masked_softmax",
     "check_scaled_dot_product_attention",
     "check_additive_scores",
-    "check_padding_mask",
+    "check_attention_step",
+    "check_context_only_decoder",
     # Chapters 3 and 4
-    "check_causal_mask",
-    "check_split_heads",
-    "check_merge_heads",
-    "check_positional_encoding",
+    "check_multi_head_attention",
+    "check_encoder_layer",
+    "check_learned_positions",
     # Chapter 5
     "check_decoder_self_attention_mask",
     "check_cached_attention_step",

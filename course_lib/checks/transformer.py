@@ -1,4 +1,10 @@
-"""Self-checks for Chapters 3 and 4 (self-attention, multi-head attention, positions)."""
+"""Self-checks for Chapters 3 and 4: multi-head attention and the encoder layer against
+PyTorch, learned positions.
+
+The references are PyTorch's own modules, ``nn.MultiheadAttention`` and
+``nn.TransformerEncoderLayer`` (``batch_first=True``, no dropout): the answers compute their
+forward passes from the modules' parameters.
+"""
 
 from __future__ import annotations
 
@@ -6,106 +12,201 @@ import math
 from collections.abc import Callable
 
 import torch
-from torch import Tensor
+import torch.nn.functional as F
+from torch import Tensor, nn
 
-from course_lib.checks._core import CheckFailed, call_student, compare, passed
-from course_lib.masking import causal_mask
-from course_lib.positional import sinusoidal_encoding
+from course_lib.checks._core import CheckFailed, call_student, compare, fmt, passed
 
-__all__ = ["check_causal_mask", "check_split_heads", "check_merge_heads", "check_positional_encoding"]
+__all__ = ["check_multi_head_attention", "check_encoder_layer", "check_learned_positions"]
 
 
-def check_causal_mask(causal_mask_fn: Callable) -> None:
-    """Check ``causal_mask(size) -> (size, size)`` boolean, True where step ``t`` may NOT look
-    (the keys after ``t``)."""
+def _heads(x: Tensor, n_heads: int) -> Tensor:
+    b, t, d = x.shape
+    return x.view(b, t, n_heads, d // n_heads).transpose(1, 2)  # (B, Nh, T, Dh)
+
+
+def _mha_variants(query, key, value, mha, mask):
+    """Known mistakes, computed from the module's parameters: name -> (output, weights)."""
+    b, t, d = query.shape
+    nh = mha.num_heads
+    w_q, w_k, w_v = mha.in_proj_weight.chunk(3)
+    b_q, b_k, b_v = mha.in_proj_bias.chunk(3)
+    q = F.linear(query, w_q, b_q)
+    k = F.linear(key, w_k, b_k)
+    v = F.linear(value, w_v, b_v)
+
+    def attend(split, scale, polarity=True, merge_transpose=True):
+        qh, kh, vh = split(q), split(k), split(v)  # (B, Nh, T|S, Dh)
+        scores = qh @ kh.transpose(-2, -1) / scale  # (B, Nh, T, S)
+        if mask is not None:
+            scores = scores.masked_fill(
+                (mask if polarity else ~mask)[:, None, None, :], float("-inf")
+            )
+        weights = scores.softmax(-1)
+        context = weights @ vh  # (B, Nh, T, Dh)
+        if merge_transpose:
+            context = context.transpose(1, 2)
+        return mha.out_proj(context.reshape(b, t, d)), weights.mean(1)
+
+    def no_transpose(x):
+        return x.reshape(x.shape[0], nh, x.shape[1], d // nh)
+
+    dh = d // nh
+    return {
+        "the scores are divided by sqrt(d_model); divide by sqrt(Dh), the width of ONE head "
+        "(d_model / num_heads)": attend(lambda x: _heads(x, nh), math.sqrt(d)),
+        "the mask's polarity is flipped: True marks PADDING, whose keys get weight 0":
+            attend(lambda x: _heads(x, nh), math.sqrt(dh), polarity=False),
+        "reshaping (B, T, D) straight to (B, Nh, T, Dh) mixes steps and features: view it "
+        "as (B, T, Nh, Dh) first, then transpose(1, 2)":
+            attend(no_transpose, math.sqrt(dh)),
+        "merging the heads without transposing back mixes steps: transpose (B, Nh, T, Dh) to "
+        "(B, T, Nh, Dh) before reshaping to (B, T, D)":
+            attend(lambda x: _heads(x, nh), math.sqrt(dh), merge_transpose=False),
+    }
+
+
+def check_multi_head_attention(multi_head_attention: Callable) -> None:
+    """Check ``multi_head_attention(query, key, value, mha, key_padding_mask) -> (out, w)``.
+
+    ``mha`` is an ``nn.MultiheadAttention(d_model, num_heads, batch_first=True)``; the
+    answer must return what ``mha(query, key, value, key_padding_mask=...)`` returns: the
+    output ``(B, T, D)`` and the weights averaged over the heads ``(B, T, S)``, computed
+    from ``mha.in_proj_weight``, ``mha.in_proj_bias``, ``mha.out_proj`` and
+    ``mha.num_heads``. ``key_padding_mask`` is ``(B, S)``, True = padding, or ``None``.
+    """
     __tracebackhide__ = True
-    name = "causal_mask"
-    sizes = [2, 3, 6, 1]  # size 1 last: there, several mistakes look alike
-    for size in sizes:
-        expected = causal_mask(size)
-        got = call_student(causal_mask_fn, name, size)
-        case = f"size={size}"
-        if isinstance(got, Tensor) and got.dtype != torch.bool:
-            raise CheckFailed(f"{name} should return a boolean tensor, got {got.dtype} ({case}); "
-                              "compare with > 0 or build it with dtype=torch.bool")
-        if isinstance(got, Tensor) and got.ndim == 3 and got.shape[0] == 1:
-            raise CheckFailed(f"{name} returned (1, T, T); return (T, T) -- it broadcasts over "
-                              f"the batch by itself ({case})")
-        ones = torch.ones(size, size, dtype=torch.bool)
-        compare(got, expected, name, case, [
-            (~expected, "the polarity is flipped: this is the lecture's mask (True = may look). "
-             "In course_lib True means BLOCKED, so True must sit ABOVE the diagonal"),
-            (ones.triu(0), "the diagonal is blocked too: step t may attend to itself, only the "
-             "steps after it are blocked (triu with diagonal=1)"),
-            (ones.tril(-1), "this blocks the past instead of the future: True goes above the "
-             "diagonal (key index > query index)"),
-        ])
-    passed(name, len(sizes))
+    name = "multi_head_attention"
+    g = torch.Generator().manual_seed(3)
+    # (B, T, S, D, Nh, lengths): self-attention, cross-attention, padding, one head
+    cases = [(2, 3, 3, 8, 2, None), (2, 2, 4, 6, 3, [4, 2]), (3, 4, 5, 8, 4, [5, 1, 3]),
+             (1, 2, 3, 4, 1, [2])]
+    for seed, (b, t, s, d, nh, lengths) in enumerate(cases):
+        with torch.random.fork_rng(devices=[]):  # leave the student's generator alone
+            torch.manual_seed(300 + seed)
+            mha = nn.MultiheadAttention(d, nh, batch_first=True)
+            nn.init.normal_(mha.in_proj_bias, std=0.1)  # PyTorch starts the biases at 0
+        mha.eval()
+        query = torch.randn(b, t, d, generator=g)
+        key = query if t == s and lengths is None else torch.randn(b, s, d, generator=g)
+        value = key if t == s and lengths is None else torch.randn(b, s, d, generator=g)
+        mask = None if lengths is None else torch.arange(s) >= torch.tensor(lengths)[:, None]
+        kind = "self-attention" if key is query else "cross-attention"
+        case = (f"{kind}, B={b}, T={t}, S={s}, d_model={d}, num_heads={nh}"
+                + (f", key lengths {lengths}" if lengths else ", no mask"))
+        with torch.no_grad():
+            out, weights = mha(query, key, value, key_padding_mask=mask)
+            got = call_student(multi_head_attention, name, query, key, value, mha, mask)
+            variants = _mha_variants(query, key, value, mha, mask)
+        if not (isinstance(got, tuple) and len(got) == 2):
+            raise CheckFailed(f"{name} should return a tuple (output, weights), got "
+                              f"{type(got).__name__} ({case})")
+        got_out, got_w = got
+        if isinstance(got_w, Tensor) and got_w.shape == (b, nh, t, s) and nh > 1:
+            raise CheckFailed(f"{name} returned the weights of every head {fmt(got_w.shape)}; "
+                              f"return their mean over the heads, {fmt((b, t, s))} ({case})")
+        compare(got_w, weights, f"{name}'s weights", case,
+                [(w, why) for why, (_, w) in variants.items()])
+        compare(got_out, out, f"{name}'s output", case,
+                [(o, why) for why, (o, _) in variants.items()]
+                + [(F.linear(out, torch.eye(d)) - mha.out_proj.bias, "the output projection's "
+                    "bias is missing: apply mha.out_proj (weight and bias)")])
+    passed(name, len(cases))
 
 
-def check_split_heads(split_heads: Callable) -> None:
-    """Check ``split_heads(x, num_heads) -> (B, H, T, D / H)`` for ``x`` of shape ``(B, T, D)``:
-    head ``h`` gets features ``h * Dh`` to ``(h + 1) * Dh - 1`` of every step."""
+def check_encoder_layer(encoder_layer: Callable) -> None:
+    """Check ``encoder_layer(x, layer, src_key_padding_mask) -> (B, T, D)``.
+
+    ``layer`` is an ``nn.TransformerEncoderLayer(d_model, nhead, dim_feedforward,
+    dropout=0.0, batch_first=True)``, post-norm or pre-norm (``layer.norm_first``); the
+    answer must compute its forward pass from ``layer.self_attn``, ``layer.linear1``,
+    ``layer.linear2``, ``layer.norm1`` and ``layer.norm2``, with a ReLU between the two
+    linear layers. ``src_key_padding_mask`` is ``(B, T)``, True = padding, or ``None``.
+    """
     __tracebackhide__ = True
-    name = "split_heads"
-    cases = [(1, 2, 4, 2), (2, 3, 6, 3), (3, 5, 8, 4), (2, 4, 8, 1)]
-    for b, t, d, h in cases:
-        x = torch.arange(b * t * d, dtype=torch.float32).view(b, t, d)
-        expected = x.view(b, t, h, d // h).transpose(1, 2)  # (B, T, H, Dh) -> (B, H, T, Dh)
-        case = f"B={b}, T={t}, D={d}, H={h}"
-        got = call_student(split_heads, name, x.clone(), h)
+    name = "encoder_layer"
+    g = torch.Generator().manual_seed(4)
+    # (B, T, D, Nh, FF, norm_first, lengths)
+    cases = [(2, 3, 8, 2, 16, False, None), (3, 4, 6, 3, 12, False, [4, 2, 3]),
+             (2, 5, 8, 4, 32, True, [5, 3]), (1, 2, 4, 1, 8, True, None)]
+    for seed, (b, t, d, nh, ff, norm_first, lengths) in enumerate(cases):
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(400 + seed)
+            layer = nn.TransformerEncoderLayer(d, nh, ff, dropout=0.0, batch_first=True,
+                                               norm_first=norm_first)
+            for norm in (layer.norm1, layer.norm2):  # PyTorch starts them at 1 and 0
+                nn.init.normal_(norm.weight, 1.0, 0.2)
+                nn.init.normal_(norm.bias, 0.0, 0.2)
+        layer.eval()
+        x = torch.randn(b, t, d, generator=g)
+        mask = None if lengths is None else torch.arange(t) >= torch.tensor(lengths)[:, None]
+        case = (f"{'pre' if norm_first else 'post'}-norm, B={b}, T={t}, d_model={d}, "
+                f"nhead={nh}" + (f", lengths {lengths}" if lengths else ", no mask"))
+        # with gradients on, PyTorch takes its reference path, not the fused fast path
+        expected = layer(x, src_key_padding_mask=mask).detach()
+        got = call_student(encoder_layer, name, x.clone(), layer, mask)
+
+        def sa(y, layer=layer, mask=mask):
+            return layer.self_attn(y, y, y, key_padding_mask=mask, need_weights=False)[0]
+
+        def ffn(y, layer=layer):
+            return layer.linear2(F.relu(layer.linear1(y)))
+
+        with torch.no_grad():
+            other = (layer.norm2(layer.norm1(x + sa(x)) + ffn(layer.norm1(x + sa(x))))
+                     if norm_first else
+                     (lambda y: y + ffn(layer.norm2(y)))(x + sa(layer.norm1(x))))
+            no_relu = ((lambda y: y + layer.linear2(layer.linear1(layer.norm2(y))))(
+                x + sa(layer.norm1(x))) if norm_first else
+                (lambda y: layer.norm2(y + layer.linear2(layer.linear1(y))))(
+                    layer.norm1(x + sa(x))))
+            no_residual = ((lambda y: ffn(layer.norm2(y)))(sa(layer.norm1(x))) if norm_first
+                           else layer.norm2(ffn(layer.norm1(sa(x)))))
+        order = ("this is the post-norm layer (add, then normalise), but layer.norm_first "
+                 "is True: normalise the sublayer's INPUT, x + sublayer(norm(x))"
+                 if norm_first else
+                 "this is the pre-norm layer, but layer.norm_first is False: add first, then "
+                 "normalise, norm(x + sublayer(x))")
         compare(got, expected, name, case, [
-            (x.reshape(b, h, t, d // h), "reshaping (B, T, D) straight to (B, H, T, Dh) mixes "
-             "time steps and features: view it as (B, T, H, Dh) first, then transpose(1, 2)"),
+            (other, order),
+            (no_relu, "the feed-forward network has no ReLU between linear1 and linear2"),
+            (no_residual, "the residual connections are missing: add each sublayer's input "
+             "to its output"),
         ])
     passed(name, len(cases))
 
 
-def check_merge_heads(merge_heads: Callable) -> None:
-    """Check ``merge_heads(x) -> (B, T, H * Dh)`` for ``x`` of shape ``(B, H, T, Dh)``: the
-    inverse of ``split_heads``, heads side by side in every step."""
-    __tracebackhide__ = True
-    name = "merge_heads"
-    cases = [(1, 2, 2, 2), (2, 3, 4, 2), (3, 4, 5, 3), (2, 1, 3, 4)]
-    for b, h, t, dh in cases:
-        x = torch.arange(b * h * t * dh, dtype=torch.float32).view(b, h, t, dh)
-        expected = x.transpose(1, 2).reshape(b, t, h * dh)  # (B, T, H, Dh) -> (B, T, D)
-        case = f"B={b}, H={h}, T={t}, Dh={dh}"
-        got = call_student(merge_heads, name, x.clone())
-        compare(got, expected, name, case, [
-            (x.reshape(b, t, h * dh), "reshaping (B, H, T, Dh) straight to (B, T, D) puts "
-             "pieces of different steps together: transpose(1, 2) to (B, T, H, Dh) first"),
-        ])
-    passed(name, len(cases))
+def check_learned_positions(positions_cls: Callable) -> None:
+    """Check ``LearnedPositions(max_len, d_model)``: ``x * sqrt(d_model)`` plus one learned
+    vector per position, ``nn.Embedding(max_len, d_model)`` stored as ``self.embedding``.
 
-
-def check_positional_encoding(positional_encoding: Callable) -> None:
-    """Check ``positional_encoding(max_len, d_model) -> (max_len, d_model)`` against the sine
-    and cosine formula (sines in even columns, cosines in odd ones; ``d_model`` even)."""
+    Shape: ``x`` ``(B, T, D)`` -> ``(B, T, D)``, for any ``T <= max_len``.
+    """
     __tracebackhide__ = True
-    name = "positional_encoding"
-    cases = [(4, 2), (10, 8), (50, 16), (7, 6)]
-    for max_len, d in cases:
-        expected = sinusoidal_encoding(max_len, d)
-        pos = torch.arange(max_len, dtype=torch.float32)[:, None]  # (L, 1)
-        i = torch.arange(d // 2, dtype=torch.float32)  # (D/2,)
-        swapped = torch.zeros(max_len, d)
-        swapped[:, 0::2] = torch.cos(pos / 10000 ** (2 * i / d))
-        swapped[:, 1::2] = torch.sin(pos / 10000 ** (2 * i / d))
-        no_two = torch.zeros(max_len, d)
-        no_two[:, 0::2] = torch.sin(pos / 10000 ** (i / d))
-        no_two[:, 1::2] = torch.cos(pos / 10000 ** (i / d))
-        degrees = torch.zeros(max_len, d)
-        degrees[:, 0::2] = torch.sin(torch.deg2rad(pos / 10000 ** (2 * i / d)))
-        degrees[:, 1::2] = torch.cos(torch.deg2rad(pos / 10000 ** (2 * i / d)))
-        case = f"max_len={max_len}, d_model={d}"
-        got = call_student(positional_encoding, name, max_len, d)
-        compare(got, expected, name, case, [
-            (swapped, "sines and cosines are swapped: sines go in the EVEN columns (0, 2, ...)"),
-            (no_two, f"the exponent must be 2i / d_model for the pair i, not i / d_model: the "
-             f"slowest dial then turns at 1/10000^((d-2)/d), here {10000 ** (-(d - 2) / d):.4g}"),
-            (degrees, "the angles are radians (pos times the angular speed), not degrees"),
+    name = "LearnedPositions"
+    g = torch.Generator().manual_seed(7)
+    cases = [(2, 3, 4, 6), (1, 5, 5, 2), (3, 1, 8, 4)]  # (B, T, max_len, D)
+    for seed, (b, t, max_len, d) in enumerate(cases):
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(600 + seed)
+            module = call_student(positions_cls, name, max_len, d)
+        embedding = getattr(module, "embedding", None)
+        if not isinstance(embedding, nn.Embedding):
+            raise CheckFailed(f"{name} needs `self.embedding = nn.Embedding(max_len, d_model)`: "
+                              "one learned vector per position")
+        if tuple(embedding.weight.shape) != (max_len, d):
+            raise CheckFailed(f"{name}({max_len}, {d}).embedding holds "
+                              f"{fmt(embedding.weight.shape)} vectors; it needs one row of "
+                              f"d_model={d} numbers per position: ({max_len}, {d})")
+        x = torch.randn(b, t, d, generator=g)
+        case = f"B={b}, T={t}, max_len={max_len}, d_model={d}"
+        with torch.no_grad():
+            got = call_student(module, name, x)
+            table = embedding.weight[:t]  # (T, D)
+        compare(got, x * math.sqrt(d) + table, name, case, [
+            (x + table, "the input is not scaled: multiply it by sqrt(d_model) before "
+             "adding the positions, as PositionalEncoding does (one change at a time)"),
+            (x * math.sqrt(d) + embedding.weight[:t].flip(0), "the positions are reversed: "
+             "row p of the embedding belongs to position p"),
         ])
-    # a sanity number students can check by hand
-    assert math.isclose(float(sinusoidal_encoding(2, 2)[1, 0]), math.sin(1.0), rel_tol=1e-6)
     passed(name, len(cases))
