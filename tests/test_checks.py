@@ -417,3 +417,27 @@ def test_a_wrong_answer_without_a_known_mistake_is_explained():
 
     with pytest.raises(CheckFailed, match="largest difference"):
         check_attention_step(odd_step)
+
+
+def test_kernel_weights_check(capsys):
+    from course_lib.checks import check_kernel_weights
+
+    def laplace(d):
+        return torch.softmax(-d.abs(), dim=-1)
+
+    def boxcar(d, h=0.5, strict=True, normalise=True):
+        inside = ((d.abs() < h) if strict else (d.abs() <= h)).float()
+        return inside / inside.sum(-1, keepdim=True).clamp(min=1) if normalise else inside
+
+    check_kernel_weights(laplace, boxcar)
+    assert "✓ laplace_weights and boxcar_weights" in capsys.readouterr().out
+    with pytest.raises(CheckFailed, match="Gaussian"):
+        check_kernel_weights(lambda d: torch.softmax(-(d**2) / 2, -1), boxcar)
+    with pytest.raises(CheckFailed, match="NaN"):
+        check_kernel_weights(laplace, lambda d, h: (d.abs() < h) / (d.abs() < h).sum(-1, True))
+    with pytest.raises(CheckFailed, match="indicators"):
+        check_kernel_weights(laplace, lambda d, h: boxcar(d, h, normalise=False))
+    with pytest.raises(CheckFailed, match="strictly"):
+        check_kernel_weights(laplace, lambda d, h: boxcar(d, h, strict=False))
+    with pytest.raises(CheckFailed, match="not implemented yet"):
+        check_kernel_weights(not_implemented, boxcar)

@@ -14,6 +14,7 @@ from course_lib.checks.attention import (
     check_additive_scores,
     check_attention_step,
     check_context_only_decoder,
+    check_kernel_weights,
     check_masked_softmax,
     check_scaled_dot_product_attention,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "check_decoder_inputs",
     "check_greedy_decode",
     # Chapter 2
+    "check_kernel_weights",
     "check_masked_softmax",
     "check_scaled_dot_product_attention",
     "check_additive_scores",

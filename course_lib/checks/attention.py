@@ -19,6 +19,7 @@ __all__ = [
     "check_additive_scores",
     "check_attention_step",
     "check_context_only_decoder",
+    "check_kernel_weights",
 ]
 
 
@@ -278,3 +279,43 @@ def check_context_only_decoder(decoder_cls: Callable) -> None:
         compare(got[2], weights, f"{name}'s weights", case)
         compare(got[0], expected, f"{name}'s output", case, mistakes)
     passed(name, len(cases))
+
+
+def check_kernel_weights(laplace_weights: Callable, boxcar_weights: Callable) -> None:
+    """Check the Nadaraya-Watson weights of two kernels, from ``diffs`` ``(T, S)`` (query
+    minus training input): ``laplace_weights(diffs)`` is the softmax of ``-|diffs|`` over the
+    training points; ``boxcar_weights(diffs, half_width)`` spreads each query's weight
+    equally over the training points with ``|diff| < half_width``, and gives a query with
+    no such point all-zero weights."""
+    __tracebackhide__ = True
+    g = torch.Generator().manual_seed(8)
+    cases = [torch.randn(4, 6, generator=g), torch.rand(5, 9, generator=g) * 4 - 2]
+    empty = torch.tensor([[0.1, -0.7, 0.9], [0.6, -0.8, 1.5], [0.5, -0.5, 0.2]])
+    for diffs in cases:
+        case = f"diffs of shape {fmt(diffs.shape)}"
+        expected = torch.softmax(-diffs.abs(), dim=-1)
+        got = call_student(laplace_weights, "laplace_weights", diffs.clone())
+        compare(got, expected, "laplace_weights", case, [
+            (torch.softmax(-(diffs**2) / 2, dim=-1), "these are the Gaussian weights: the "
+             "Laplace kernel scores -|x - x_i|, not -(x - x_i)^2 / 2"),
+            (torch.softmax(-diffs.abs(), dim=0), "the softmax runs over the wrong axis: each "
+             "query's (row's) weights must sum to 1, so use dim=-1"),
+        ])
+    for diffs, half in [(cases[0], 0.5), (cases[1], 1.0), (empty, 0.5)]:
+        case = f"diffs of shape {fmt(diffs.shape)}, half_width={half}"
+        inside = (diffs.abs() < half).float()  # (T, S)
+        expected = inside / inside.sum(-1, keepdim=True).clamp(min=1)
+        got = call_student(boxcar_weights, "boxcar_weights", diffs.clone(), half)
+        if isinstance(got, Tensor) and torch.isnan(got).any():
+            raise CheckFailed(f"boxcar_weights returned NaN ({case}): a query with no "
+                              "training point in its window must get all-zero weights, "
+                              "not 0 / 0")
+        compare(got, expected, "boxcar_weights", case, [
+            (inside, "the weights are 0/1 indicators: divide each row by the number of "
+             "points in its window, so that the prediction is their average"),
+            (((diffs.abs() <= half).float()
+              / (diffs.abs() <= half).float().sum(-1, keepdim=True).clamp(min=1)),
+             "a point exactly half_width away counts here: the window is |x - x_i| < "
+             "half_width, strictly"),
+        ])
+    passed("laplace_weights and boxcar_weights", len(cases) + 3)
