@@ -1,4 +1,12 @@
-"""Sphinx extension of the book: execution statistics from the committed notebooks.
+"""Sphinx extension of the book: execution statistics, and exercises numbered per chapter.
+
+**Exercise numbers.** Sphinx numbers enumerable nodes (sphinx-exercise's exercises among
+them) with one counter for the whole book unless the table of contents is numbered, so
+Chapter 3's first exercise would be "Exercise 15". The student notebooks number each
+chapter's exercises from 1 and the chapters refer to them that way ("exercise 4 tries
+it"); :func:`_number_exercises_per_chapter` renumbers them 1, 2, ... in every document,
+after Sphinx has assigned its numbers and before anything is written, so titles and
+``{ref}``/``{numref}`` links agree with the student notebooks.
 
 The site is built from the outputs committed with each notebook (no execution at build
 time), so myst-nb has no execution data of its own for ``{nb-exec-table}``. ``make execute``
@@ -38,6 +46,17 @@ def _record_execution(app, doctree) -> None:
     )
 
 
+def _number_exercises_per_chapter(app, env) -> list[str]:
+    for numbers in env.toc_fignumbers.values():
+        exercises = numbers.get("exercise")
+        if exercises:
+            in_order = sorted(exercises, key=exercises.__getitem__)
+            numbers["exercise"] = {ids: (n,) for n, ids in enumerate(in_order, start=1)}
+    return []
+
+
 def setup(app):
     app.connect("doctree-read", _record_execution)
+    # after Sphinx's own numbering (TocTreeCollector, default priority 500)
+    app.connect("env-get-updated", _number_exercises_per_chapter, priority=900)
     return {"version": "1.0", "parallel_read_safe": False, "parallel_write_safe": True}
