@@ -441,3 +441,108 @@ def test_kernel_weights_check(capsys):
         check_kernel_weights(laplace, lambda d, h: boxcar(d, h, strict=False))
     with pytest.raises(CheckFailed, match="not implemented yet"):
         check_kernel_weights(not_implemented, boxcar)
+
+
+# --- Chapter 2c: the context-only decoder; Chapter 4: learned positions, shift matrix ------
+
+from course_lib.checks import (  # noqa: E402
+    check_context_only_decoder,
+    check_learned_positions,
+    check_shift_matrix,
+)
+from course_lib.seq2seq_attention import AttentionDecoder  # noqa: E402
+
+
+def context_only(from_query=False, width=1):
+    class Decoder(AttentionDecoder):
+        def __init__(self, n_features, hidden_dim):
+            super().__init__(n_features, hidden_dim)
+            self.regression = nn.Linear(width * hidden_dim, n_features)
+
+        def forward(self, x, hidden, memory=None, *, memory_key_padding_mask=None):
+            queries, hidden = self.gru(x, hidden)  # (B, T, H), (1, B, H)
+            context, weights = self.attention(
+                queries, memory, key_padding_mask=memory_key_padding_mask
+            )
+            return self.regression(queries if from_query else context), hidden, weights
+
+    return Decoder
+
+
+def test_context_only_decoder_check(capsys):
+    check_context_only_decoder(context_only())
+    assert "✓ ContextOnlyDecoder" in capsys.readouterr().out
+    with pytest.raises(CheckFailed, match="from the query"):
+        check_context_only_decoder(context_only(from_query=True))
+    with pytest.raises(CheckFailed, match=r"Linear\(hidden_dim, n_features\)"):
+        check_context_only_decoder(AttentionDecoder)  # still reads [context, query]
+    with pytest.raises(CheckFailed, match="not implemented yet"):
+        check_context_only_decoder(not_implemented)
+
+
+def learned_positions(scale=True, reverse=False, shape=None):
+    class Positions(nn.Module):
+        def __init__(self, max_len, d_model):
+            super().__init__()
+            self.d_model = d_model
+            self.embedding = nn.Embedding(*(shape or (max_len, d_model)))
+
+        def forward(self, x):
+            table = self.embedding.weight[: x.shape[1]]  # (T, D)
+            table = table.flip(0) if reverse else table
+            return (x * math.sqrt(self.d_model) if scale else x) + table
+
+    return Positions
+
+
+def test_learned_positions_check(capsys):
+    check_learned_positions(learned_positions())
+    assert "✓ LearnedPositions" in capsys.readouterr().out
+    with pytest.raises(CheckFailed, match="not scaled"):
+        check_learned_positions(learned_positions(scale=False))
+    with pytest.raises(CheckFailed, match="reversed"):
+        check_learned_positions(learned_positions(reverse=True))
+    with pytest.raises(CheckFailed, match="one row of"):
+        check_learned_positions(learned_positions(shape=(16, 4)))
+    with pytest.raises(CheckFailed, match="not implemented yet"):
+        check_learned_positions(not_implemented)
+
+
+def shift_matrix(k, d_model, transpose=False, exponent=2, concatenated=False):
+    m = torch.zeros(d_model, d_model)
+    for i in range(d_model // 2):
+        angle = k / 10000 ** (exponent * i / d_model)
+        c, s = math.cos(angle), math.sin(angle)
+        a, b = (i, i + d_model // 2) if concatenated else (2 * i, 2 * i + 1)
+        m[a, a], m[a, b], m[b, a], m[b, b] = c, s, -s, c
+    return m.T if transpose else m
+
+
+def test_shift_matrix_check_agrees_with_the_library_table(capsys):
+    from course_lib.positional import sinusoidal_encoding
+
+    table = sinusoidal_encoding(40, 8)  # (L, D): one position per row
+    assert torch.allclose(table[:-3] @ shift_matrix(3, 8).T, table[3:], atol=1e-5)
+    check_shift_matrix(shift_matrix)
+    assert "✓ shift_matrix: all 4 cases" in capsys.readouterr().out
+    with pytest.raises(CheckFailed, match="transpose"):
+        check_shift_matrix(lambda k, d: shift_matrix(k, d, transpose=True))
+    with pytest.raises(CheckFailed, match="2i / d_model"):
+        check_shift_matrix(lambda k, d: shift_matrix(k, d, exponent=1))
+    with pytest.raises(CheckFailed, match="interleaves"):
+        check_shift_matrix(lambda k, d: shift_matrix(k, d, concatenated=True))
+    with pytest.raises(CheckFailed, match="not implemented yet"):
+        check_shift_matrix(not_implemented)
+
+
+@pytest.mark.parametrize(
+    "check, answer",
+    [(check_context_only_decoder, context_only()),
+     (check_learned_positions, learned_positions())],
+)
+def test_module_checks_leave_the_students_random_numbers_alone(check, answer):
+    torch.manual_seed(1234)
+    expected = torch.rand(3)
+    torch.manual_seed(1234)
+    check(answer)
+    assert torch.equal(torch.rand(3), expected), "the check drew from the global generator"

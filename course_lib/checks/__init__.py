@@ -30,6 +30,7 @@ from course_lib.checks.transformer import (
     check_encoder_layer,
     check_learned_positions,
     check_multi_head_attention,
+    check_shift_matrix,
 )
 from course_lib.checks.translation import (
     check_cached_attention_step,
@@ -54,6 +55,7 @@ __all__ = [
     "check_multi_head_attention",
     "check_encoder_layer",
     "check_learned_positions",
+    "check_shift_matrix",
     # Chapter 5
     "check_decoder_self_attention_mask",
     "check_cached_attention_step",

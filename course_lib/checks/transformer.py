@@ -1,5 +1,5 @@
 """Self-checks for Chapters 3 and 4: multi-head attention and the encoder layer against
-PyTorch, learned positions.
+PyTorch, learned positions, shifts of the sinusoidal code as rotations.
 
 The references are PyTorch's own modules, ``nn.MultiheadAttention`` and
 ``nn.TransformerEncoderLayer`` (``batch_first=True``, no dropout): the answers compute their
@@ -17,7 +17,12 @@ from torch import Tensor, nn
 
 from course_lib.checks._core import CheckFailed, call_student, compare, fmt, passed
 
-__all__ = ["check_multi_head_attention", "check_encoder_layer", "check_learned_positions"]
+__all__ = [
+    "check_multi_head_attention",
+    "check_encoder_layer",
+    "check_learned_positions",
+    "check_shift_matrix",
+]
 
 
 def _heads(x: Tensor, n_heads: int) -> Tensor:
@@ -208,5 +213,46 @@ def check_learned_positions(positions_cls: Callable) -> None:
              "adding the positions, as PositionalEncoding does (one change at a time)"),
             (x * math.sqrt(d) + embedding.weight[:t].flip(0), "the positions are reversed: "
              "row p of the embedding belongs to position p"),
+        ])
+    passed(name, len(cases))
+
+
+def _shift_matrix(k: int, d: int, exponent: str = "2i", layout: str = "interleaved") -> Tensor:
+    """The rotation taking the column ``PE(pos)`` to ``PE(pos + k)``, float64; the other
+    exponents and layouts are known mistakes."""
+    pairs = torch.arange(d // 2, dtype=torch.float64)  # i = 0 .. D/2 - 1
+    speeds = 10000.0 ** (-(2 * pairs if exponent == "2i" else pairs) / d)  # (D/2,)
+    c, s = torch.cos(k * speeds), torch.sin(k * speeds)
+    m = torch.zeros(d, d, dtype=torch.float64)
+    # the pair i sits in columns (2i, 2i + 1) interleaved, (i, i + D/2) concatenated
+    first = 2 * pairs.long() if layout == "interleaved" else pairs.long()
+    second = first + 1 if layout == "interleaved" else first + d // 2
+    m[first, first], m[first, second] = c, s  # sin(a + b) = sin a cos b + cos a sin b
+    m[second, first], m[second, second] = -s, c  # cos(a + b) = cos a cos b - sin a sin b
+    return m
+
+
+def check_shift_matrix(shift_matrix: Callable) -> None:
+    """Check ``shift_matrix(k, d_model)``: the ``(D, D)`` block-diagonal matrix ``M_k`` with
+    ``PE(pos + k) = M_k PE(pos)`` for the library's sinusoidal code as a column vector (sine
+    in feature ``2i``, cosine in ``2i + 1``, speed ``1 / 10000^(2i / D)``), even ``D``.
+    """
+    __tracebackhide__ = True
+    name = "shift_matrix"
+    cases = [(3, 8), (1, 4), (7, 16), (0, 6)]  # (k, D)
+    for k, d in cases:
+        case = f"k={k}, d_model={d}"
+        got = call_student(shift_matrix, name, k, d)
+        expected = _shift_matrix(k, d)
+        compare(got, expected, name, case, [
+            (expected.T, "this is the transpose of M_k: it shifts by -k (the rotation's "
+             "sine entries have the wrong signs), or it is the matrix for row vectors "
+             "(table @ M). Build M for a column PE(pos): row 2i gives "
+             "sin(a + b) = sin(a) cos(b) + cos(a) sin(b)"),
+            (_shift_matrix(k, d, exponent="i"), "the speeds use 10000^(i / d_model): the "
+             "exponent is 2i / d_model, with i counting the sine/cosine PAIRS"),
+            (_shift_matrix(k, d, layout="concatenated"), "the blocks pair features i and "
+             "i + d_model/2 (all sines, then all cosines); the library interleaves them: "
+             "the sine of pair i is feature 2i, its cosine feature 2i + 1"),
         ])
     passed(name, len(cases))
