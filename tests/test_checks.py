@@ -264,20 +264,6 @@ def test_encoder_layer_check(capsys):
         check_encoder_layer(lambda *a: encoder_layer(*a, residual=False))
 
 
-@pytest.mark.parametrize(
-    "check, answer",
-    [(check_gru_cell, gru_cell), (check_greedy_decode, greedy), (check_additive_scores, additive),
-     (check_attention_step, attention_step), (check_multi_head_attention, mha_forward),
-     (check_encoder_layer, encoder_layer)],
-)
-def test_checks_leave_the_students_random_numbers_alone(check, answer):
-    torch.manual_seed(1234)
-    expected = torch.rand(3)
-    torch.manual_seed(1234)
-    check(answer)
-    assert torch.equal(torch.rand(3), expected), "the check drew from the global generator"
-
-
 # --- Chapter 5 ----------------------------------------------------------------------------
 
 from course_lib.checks import (  # noqa: E402
@@ -395,19 +381,6 @@ def test_label_smoothed_loss_check(capsys):
 def test_chapter5_unimplemented_answers_fail_with_a_message(check):
     with pytest.raises(CheckFailed, match="not implemented yet"):
         check(not_implemented)
-
-
-@pytest.mark.parametrize(
-    "check, answer",
-    [(check_decoder_self_attention_mask, decoder_mask), (check_cached_attention_step, cached_step),
-     (check_label_smoothed_loss, smoothed_loss)],
-)
-def test_chapter5_checks_leave_the_students_random_numbers_alone(check, answer):
-    torch.manual_seed(1234)
-    expected = torch.rand(3)
-    torch.manual_seed(1234)
-    check(answer)
-    assert torch.equal(torch.rand(3), expected), "the check drew from the global generator"
 
 
 def test_a_wrong_answer_without_a_known_mistake_is_explained():
@@ -535,12 +508,19 @@ def test_shift_matrix_check_agrees_with_the_library_table(capsys):
         check_shift_matrix(not_implemented)
 
 
+# --- every check ---------------------------------------------------------------------------
+
+
 @pytest.mark.parametrize(
     "check, answer",
-    [(check_context_only_decoder, context_only()),
-     (check_learned_positions, learned_positions())],
+    [(check_gru_cell, gru_cell), (check_greedy_decode, greedy), (check_additive_scores, additive),
+     (check_attention_step, attention_step), (check_context_only_decoder, context_only()),
+     (check_multi_head_attention, mha_forward), (check_encoder_layer, encoder_layer),
+     (check_learned_positions, learned_positions()), (check_shift_matrix, shift_matrix),
+     (check_decoder_self_attention_mask, decoder_mask), (check_cached_attention_step, cached_step),
+     (check_label_smoothed_loss, smoothed_loss)],
 )
-def test_module_checks_leave_the_students_random_numbers_alone(check, answer):
+def test_checks_leave_the_students_random_numbers_alone(check, answer):
     torch.manual_seed(1234)
     expected = torch.rand(3)
     torch.manual_seed(1234)
