@@ -13,6 +13,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
+# A relative COURSE_DATA_DIR means relative to where make runs, not to each notebook's folder.
+ifneq ($(strip $(COURSE_DATA_DIR)),)
+export COURSE_DATA_DIR := $(abspath $(COURSE_DATA_DIR))
+endif
+
 # One thread: identical results, and 10-100x faster than two threads on a busy 2-core machine.
 export OMP_NUM_THREADS ?= 1
 

@@ -62,10 +62,24 @@ ENG_FRA = DataFile(
 
 
 def data_dir() -> Path:
-    """The folder data files are read from (and downloaded into)."""
+    """The folder data files are read from (and downloaded into), as an absolute path.
+
+    Raises:
+        DataFileError: ``COURSE_DATA_DIR`` names no existing folder. A relative value is
+            read from the current directory -- for a notebook, its own folder -- so the
+            message prints the absolute path it was resolved to. (``make`` turns a relative
+            value into an absolute one before any notebook starts.)
+    """
     env = os.environ.get("COURSE_DATA_DIR")
     if env:
-        return Path(env).expanduser()
+        folder = Path(env).expanduser().resolve()
+        if not folder.is_dir():
+            raise DataFileError(
+                f"COURSE_DATA_DIR={env!r} resolves to {folder}, which is not a folder. Set "
+                f"it to the absolute path of the folder that holds {ENG_FRA.filename}, or "
+                "unset it to download the data into the per-user cache."
+            )
+        return folder
     cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(cache) / "attention-step-by-step"
 

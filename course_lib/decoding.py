@@ -8,12 +8,13 @@ Any model with the :class:`Translator` protocol can be decoded: the Transformer 
 :mod:`course_lib.recurrent_translation` alike, so their outputs compare token for token.
 
 * :func:`greedy_decode` picks the most likely token at every step, for a whole batch at
-  once, and stops each sentence at its ``<eos>``. With ``use_cache=False`` it re-runs the
-  whole decoder on the growing prefix at every step (the loop of Chapter 1: quadratic in
-  the length); with ``use_cache=True`` (default) it feeds only the newest token and carries
-  the model's cache from step to step (the Transformer's earlier keys and values in a
-  :class:`~course_lib.transformer.DecoderCache`, a GRU's hidden state) -- the same tokens,
-  much faster.
+  once, and stops each sentence at its ``<eos>``. By default it encodes the source once and
+  feeds the decoder only the newest token, carrying the model's cache from step to step
+  (the Transformer's earlier keys and values in a
+  :class:`~course_lib.transformer.DecoderCache`, a GRU's hidden state). For teaching and
+  timing, ``recompute="decoder"`` re-runs the decoder over the whole prefix at every step
+  (the encoder still runs once), and ``recompute="everything"`` re-runs the whole model,
+  encoder included -- the same tokens, more and more work.
 * :func:`beam_search` keeps the ``K`` best prefixes per sentence and returns the finished one
   with the best length-normalised log-probability.
 
@@ -91,25 +92,39 @@ def _check(model: Translator, src: Tensor, max_len: int) -> None:
         )
 
 
+RECOMPUTE = ("nothing", "decoder", "everything")
+
+
 def greedy_decode(model: Translator, src: Tensor, *, max_len: int = 20,
-                  use_cache: bool = True) -> Tensor:
+                  recompute: str = "nothing") -> Tensor:
     """The most likely next token at every step, for each sentence of ``src`` ``(B, S)``.
 
-    ``model`` is any :class:`Translator` (Transformer or recurrent).
+    Args:
+        model: any :class:`Translator` (Transformer or recurrent).
+        max_len: the most tokens generated per sentence, ``<eos>`` included.
+        recompute: what each step computes again. ``"nothing"`` (default): the newest
+            token only, with the cache. ``"decoder"``: the decoder over the whole prefix from
+            an empty cache, the encoder's memory reused. ``"everything"``: ``model(src,
+            prefix)``, the encoder included. All three give the same tokens.
     """
     _check(model, src, max_len)
+    if recompute not in RECOMPUTE:
+        raise ValueError(f"recompute must be one of {RECOMPUTE}, got {recompute!r}")
     B = src.shape[0]
     ys = torch.full((B, 1), SOS, dtype=torch.long, device=src.device)  # (B, 1): <sos>
     finished = torch.zeros(B, dtype=torch.bool, device=src.device)
     with _inference(model):
-        if use_cache:
+        if recompute != "everything":
             memory, src_kpm, _ = model.encode(src)
             cache = model.init_cache(memory, src_key_padding_mask=src_kpm)
         for _ in range(max_len):
-            if use_cache:
+            if recompute == "nothing":
                 logits, cache, _ = model.step(ys[:, -1:], cache, src_kpm)  # (B, 1, V)
+            elif recompute == "decoder":  # (B, t, V): the prefix from an empty cache
+                empty = model.init_cache(memory, src_key_padding_mask=src_kpm)
+                logits, _, _ = model.step(ys, empty, src_kpm)
             else:
-                logits = model(src, ys)  # (B, t, V): the whole prefix again
+                logits = model(src, ys)  # (B, t, V): encoder and decoder again
             token = logits[:, -1].argmax(dim=-1)  # (B,)
             token = token.masked_fill(finished, PAD)  # finished sentences only pad
             ys = torch.cat([ys, token[:, None]], dim=1)

@@ -5,6 +5,7 @@ import hashlib
 import io
 import os
 import random
+import re
 import zipfile
 from pathlib import Path
 
@@ -48,6 +49,16 @@ def opener_for(payload: bytes, calls: list):
 def data_home(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_DATA_DIR", str(tmp_path))
     return tmp_path
+
+
+def test_a_missing_data_dir_fails_at_once_naming_the_absolute_path(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COURSE_DATA_DIR", "../data")  # relative: read from the current dir
+    with pytest.raises(DataFileError, match=re.escape(str(tmp_path.parent / "data"))):
+        fetch(ENG_FRA, download=False)
+    (tmp_path / "here").mkdir()
+    monkeypatch.setenv("COURSE_DATA_DIR", "here")
+    assert data_dir() == tmp_path / "here" and data_dir().is_absolute()
 
 
 def test_data_dir_env_and_default(monkeypatch, tmp_path):

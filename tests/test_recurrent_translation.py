@@ -130,8 +130,11 @@ def test_cached_greedy_equals_recomputing_greedy(attention):
     model.train()
     src = batch(5, b=8)
     cached = greedy_decode(model, src, max_len=10)
-    recomputed = greedy_decode(model, src, max_len=10, use_cache=False)
-    assert torch.equal(cached, recomputed)
+    for recompute in ("decoder", "everything"):
+        recomputed = greedy_decode(model, src, max_len=10, recompute=recompute)
+        assert torch.equal(cached, recomputed), recompute
+    with pytest.raises(ValueError, match="recompute must be one of"):
+        greedy_decode(model, src, max_len=10, recompute="encoder")
     assert model.training  # the mode it found
 
 

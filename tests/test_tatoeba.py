@@ -1,6 +1,7 @@
 """The Tatoeba pairs: normalisation, the tutorial's filter, parsing and the split."""
 
 import os
+import random
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from course_lib.tatoeba import (
     load_pairs,
     normalize,
     parse_pairs,
+    sentence_groups,
     split_pairs,
     tutorial_filter,
 )
@@ -59,14 +61,46 @@ def test_tutorial_filter():
     assert tutorial_filter(pairs) == [pairs[0], pairs[3]]
 
 
-def test_split_is_seeded_disjoint_and_80_10_10():
-    pairs = [(f"s{i}", f"t{i}") for i in range(11445)]
+def leaks(split):
+    """Validation or test sentences (either side) that also occur in training."""
+    seen = {(side, sentence) for pair in split.train for side, sentence in enumerate(pair)}
+    return [pair for pair in split.validation + split.test
+            if any((side, sentence) in seen for side, sentence in enumerate(pair))]
+
+
+def test_split_of_distinct_pairs_is_seeded_disjoint_and_80_10_10():
+    pairs = [(f"s{i}", f"t{i}") for i in range(11445)]  # every pair its own group
     split = split_pairs(pairs, seed=0)
     assert isinstance(split, Split)
-    assert (len(split.train), len(split.validation), len(split.test)) == (9156, 1144, 1145)
+    assert (len(split.train), len(split.validation), len(split.test)) == (9156, 1145, 1144)
     assert sorted(split.train + split.validation + split.test) == sorted(pairs)
     assert split == split_pairs(pairs, seed=0)
     assert split.test != split_pairs(pairs, seed=1).test
+
+
+def test_sentence_groups_are_the_connected_components():
+    pairs = [
+        ("tu es trop maigre", "you re too skinny"),  # 0
+        ("vous etes trop maigre", "you re too skinny"),  # 1: same English as 0
+        ("vous etes trop maigre", "you are too thin"),  # 2: same French as 1
+        ("je vais bien", "i m ok"),  # 3: alone
+        ("tu es maigre", "you are too thin"),  # 4: same English as 2 -> joins 0, 1, 2
+        ("i m ok", "je vais bien"),  # 5: the sides are not mixed up: alone
+    ]
+    assert sentence_groups(pairs) == [[0, 1, 2, 4], [3], [5]]
+
+
+def test_split_keeps_every_sentence_on_one_side():
+    rng = random.Random(0)
+    # many variants of few sentences: a pair-wise split would leak most of them
+    pairs = [(f"fr{rng.randrange(8000)}", f"en{rng.randrange(4000)}") for _ in range(2000)]
+    for seed in range(3):
+        split = split_pairs(pairs, seed=seed)
+        assert leaks(split) == []
+        assert sorted(split.train + split.validation + split.test) == sorted(pairs)
+        assert 0.78 < len(split.train) / len(pairs) < 0.85 and len(split.test) > 100
+        assert split == split_pairs(pairs, seed=seed)  # deterministic for a seed
+    assert split_pairs(pairs, seed=0) != split_pairs(pairs, seed=1)
 
 
 @pytest.mark.parametrize(
@@ -91,7 +125,10 @@ def test_the_real_file_gives_the_tutorials_pairs():
     pairs = load_pairs(local_copy())
     assert len(pairs) == 11445  # the current PyTorch tutorial's "Trimmed to 11445"
     assert pairs[0] == ("je vais bien", "i m ok")  # French -> English
+    assert len(sentence_groups(pairs)) == 6533
+    assert max(len(g) for g in sentence_groups(pairs)) == 36
     split = split_pairs(pairs, seed=0)
-    assert (len(split.train), len(split.validation), len(split.test)) == (9156, 1144, 1145)
+    assert (len(split.train), len(split.validation), len(split.test)) == (9156, 1145, 1144)
+    assert leaks(split) == []
     english = load_pairs(local_copy(), reverse=False)
     assert english[0] == ("i m ok", "je vais bien")
