@@ -267,10 +267,74 @@ def test_encoder_layer_check(capsys):
 # --- Chapter 5 ----------------------------------------------------------------------------
 
 from course_lib.checks import (  # noqa: E402
+    check_attention_shapes,
     check_cached_attention_step,
     check_decoder_self_attention_mask,
     check_label_smoothed_loss,
+    check_token_positions,
 )
+from course_lib.positional import sinusoidal_encoding  # noqa: E402
+
+
+def token_positions(sentence, vocab, d_model, eos=True, concatenated=False, start=0, exponent=2,
+                    as_list=False, dtype=torch.long):
+    ids = vocab.encode(sentence, eos=eos)
+    pos = torch.arange(start, start + len(ids), dtype=torch.float64)[:, None]
+    angles = pos / 10000 ** (exponent * torch.arange(d_model // 2) / d_model)
+    if concatenated:  # the tutorial's layout: all sines, then all cosines
+        pe = torch.cat([angles.sin(), angles.cos()], 1)
+    else:
+        pe = torch.stack([angles.sin(), angles.cos()], -1).flatten(1)
+    return (ids if as_list else torch.tensor(ids, dtype=dtype)), pe
+
+
+def test_token_positions_check(capsys):
+    check_token_positions(token_positions)
+    assert "✓ token_positions: all 4 cases agree" in capsys.readouterr().out
+    check_token_positions(lambda s, v, d: (torch.tensor(v.encode(s)),
+                                           sinusoidal_encoding(len(v.encode(s)), d)))
+    for kwargs, message in [
+        ({"eos": False}, "<eos> that vocab.encode appends"),
+        ({"concatenated": True}, r"concatenated layout.*\[0.8415, 0.5403, 0.8020, 0.5974\]"),
+        ({"start": 1}, "counted from 1"),
+        ({"exponent": 1}, "2i / d_model"),
+        ({"as_list": True}, "ids as list.*dtype=torch.long"),
+        ({"dtype": torch.int32}, "ids as torch.int32"),
+        ({"dtype": torch.float32}, "ids as torch.float32"),
+    ]:
+        with pytest.raises(CheckFailed, match=message):
+            check_token_positions(lambda *a, kw=kwargs: token_positions(*a, **kw))
+    with pytest.raises(CheckFailed, match="<eos> that vocab.encode appends"):
+        check_token_positions(lambda *a: (token_positions(*a)[0], token_positions(*a)[1][:-1]))
+    with pytest.raises(CheckFailed, match=r"\(ids\) returned the right shape but different"):
+        check_token_positions(lambda *a: (token_positions(*a)[0].clamp(max=2), None))
+    with pytest.raises(CheckFailed, match="a pair"):
+        check_token_positions(lambda *a: token_positions(*a)[1])
+
+
+def attention_shapes(b, lq, lk, d, h):
+    return (b, lq, d), (b, lq, lk), (b, h, lq, lk)
+
+
+def test_attention_shapes_check(capsys):
+    check_attention_shapes(attention_shapes)
+    assert "✓ attention_shapes: all 4 cases agree" in capsys.readouterr().out
+    check_attention_shapes(lambda *a: [list(s) for s in attention_shapes(*a)])
+    check_attention_shapes(lambda *a: [torch.Size(s) for s in attention_shapes(*a)])
+    for answer, message in [
+        (lambda b, lq, lk, d, h: ((b, lq, lk), (b, lq, lk), (b, h, lq, lk)),
+         r"output shape \(2, 3, 5\) is wrong: that is the shape of the head-averaged"),
+        (lambda b, lq, lk, d, h: ((b, lk, d), (b, lq, lk), (b, h, lq, lk)), "rows as there"),
+        (lambda b, lq, lk, d, h: ((b, lq, d), (b, h, lq, lk), (b, h, lq, lk)), "removes the H"),
+        (lambda b, lq, lk, d, h: ((b, lq, d), (b, lq, lk), (b, lq, h, lk)), "head axis second"),
+        (lambda b, lq, lk, d, h: ((b, lq, d), (b, lq, lk), (h, b, lq, lk)), "head axis second"),
+        (lambda b, lq, lk, d, h: ((lq, b, d), (b, lq, lk), (b, h, lq, lk)),
+         r"expected \(B, Lq, D\) = \(2, 3, 8\)"),
+        (lambda b, lq, lk, d, h: ("B, Lq, D", (b, lq, lk), (b, h, lq, lk)), "tuple of ints"),
+        (lambda *a: attention_shapes(*a)[:2], "three shapes"),
+    ]:
+        with pytest.raises(CheckFailed, match=message):
+            check_attention_shapes(answer)
 
 
 def decoder_mask(tgt_in, diagonal=1, pad_axis="key", combine="or"):
@@ -375,8 +439,8 @@ def test_label_smoothed_loss_check(capsys):
 
 
 @pytest.mark.parametrize(
-    "check", [check_decoder_self_attention_mask, check_cached_attention_step,
-              check_label_smoothed_loss],
+    "check", [check_token_positions, check_attention_shapes, check_decoder_self_attention_mask,
+              check_cached_attention_step, check_label_smoothed_loss],
 )
 def test_chapter5_unimplemented_answers_fail_with_a_message(check):
     with pytest.raises(CheckFailed, match="not implemented yet"):
@@ -518,7 +582,8 @@ def test_shift_matrix_check_agrees_with_the_library_table(capsys):
      (check_multi_head_attention, mha_forward), (check_encoder_layer, encoder_layer),
      (check_learned_positions, learned_positions()), (check_shift_matrix, shift_matrix),
      (check_decoder_self_attention_mask, decoder_mask), (check_cached_attention_step, cached_step),
-     (check_label_smoothed_loss, smoothed_loss)],
+     (check_label_smoothed_loss, smoothed_loss), (check_token_positions, token_positions),
+     (check_attention_shapes, attention_shapes)],
 )
 def test_checks_leave_the_students_random_numbers_alone(check, answer):
     torch.manual_seed(1234)

@@ -21,6 +21,9 @@ START = "```{solution-start} ex-add\n:class: dropdown\n```"
 SOLUTION = "def add_one(x):\n    '''Add one.'''\n    # BEGIN SOLUTION\n    y = x + 1\n    return y\n    # END SOLUTION"
 
 
+TODO = "def add_one(x):\n    '''Add one.'''\n    # YOUR CODE HERE\n    raise NotImplementedError"
+
+
 def test_solutions_become_todo_and_exercises_plain_markdown(tmp_path):
     path = chapter(tmp_path, [
         md("Chapter text, not in the student notebook."),
@@ -38,6 +41,11 @@ def test_solutions_become_todo_and_exercises_plain_markdown(tmp_path):
         md(START.replace("ex-add", "ex-why")),
         code("print('a whole-cell solution, dropped')"),
         md("```{solution-end}\n```"),
+        md("```{exercise} Written, then code\n:label: ex-both\n\n(a) Why? (b) Code.\n```"),
+        md(START.replace("ex-add", "ex-both")),
+        md("(a) Because (solution prose, first)."),
+        code(SOLUTION),
+        md("```{solution-end}\n```"),
         md("## Summary\n\nNot in the student notebook."),
     ])
     nb = ms.build_student(path)
@@ -46,10 +54,15 @@ def test_solutions_become_todo_and_exercises_plain_markdown(tmp_path):
     assert sources[2:] == [
         "import math",
         "## Exercise 1: Add one\n\nWrite `add_one(x)`.",
-        "def add_one(x):\n    '''Add one.'''\n    # YOUR CODE HERE\n    raise NotImplementedError",
+        TODO,
         "check(add_one)",
         "## Exercise 2: Explain\n\nWhy?",
+        ms.ANSWER,
         "## Exercise 3: Same cell\n\nHow?",
+        ms.ANSWER,
+        "## Exercise 4: Written, then code\n\n(a) Why? (b) Code.",
+        ms.ANSWER,
+        TODO,
     ]
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
 

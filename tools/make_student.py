@@ -12,7 +12,9 @@ markdown cell that starts with ``## Exercises`` to the next ``## `` heading. In 
   ``# YOUR CODE HERE`` + ``raise NotImplementedError``, and code cells without markers are
   dropped;
 * ```{solution}``` directives (written answers) are dropped, also when they share a cell
-  with their exercise;
+  with their exercise, and an *answer cell* takes their place: a Markdown cell for the
+  student's own answer. A ```{solution-start}``` block that opens with prose asks for a
+  written answer too and gets one answer cell where that prose was;
 * a figure that a solution cell draws (an ``image/png`` output) becomes a *target figure*: a
   Markdown cell, in the place of that cell, with the PNG embedded as a ``data:`` URI, which
   Jupyter, Colab, GitHub and Sphinx all render (cell attachments are not read by myst-nb);
@@ -37,6 +39,9 @@ EXERCISE = re.compile(
 )
 OPTION = re.compile(r"^:[\w-]+:.*\n", re.M)
 SOLUTION = re.compile(r"^```\{solution\}.*?^```[ \t]*$\n?", re.S | re.M)
+
+
+ANSWER = "**Your answer.** *Double-click this cell to write it here.*"
 
 
 class StudentError(ValueError):
@@ -131,25 +136,34 @@ def build_student(chapter: Path, keep_solutions: bool = False) -> nbformat.Noteb
         "not this file.*"
     )
     cells = [nbtools.new_setup_cell(), header]
-    in_solution, number = False, 0
+    in_solution, number, opening = False, 0, False
     for i, cell in enumerate(section[1:], start=1):
         where = f"{chapter.name}, exercise section cell {i}"
         src = cell.source.strip()
         if cell.cell_type == "markdown":
             if src.startswith("```{solution-start}"):
-                in_solution = True
+                in_solution = opening = True
                 continue
+            if in_solution and opening and not src.startswith("```{solution-end}"):
+                cells.append(nbformat.v4.new_markdown_cell(ANSWER))  # it opens with prose
+            opening = False
             if "```{solution-end}" in src:  # may follow the solution's closing words
                 in_solution = False
                 continue
-            if in_solution or src.startswith("```{solution}"):
+            if in_solution:
+                continue
+            if src.startswith("```{solution}"):
+                cells.append(nbformat.v4.new_markdown_cell(ANSWER))
                 continue
             if "```{exercise}" in src:
                 number += 1
                 cells.append(nbformat.v4.new_markdown_cell(exercise_markdown(cell.source, number)))
+                if SOLUTION.search(cell.source):  # its written solution shares the cell
+                    cells.append(nbformat.v4.new_markdown_cell(ANSWER))
             else:
                 cells.append(nbformat.v4.new_markdown_cell(cell.source))
         elif cell.cell_type == "code":
+            opening = False
             has_markers = BEGIN in cell.source
             if not in_solution or has_markers:
                 source = cell.source if keep_solutions else strip_solution(cell.source, where)

@@ -33,9 +33,11 @@ from course_lib.checks.transformer import (
     check_shift_matrix,
 )
 from course_lib.checks.translation import (
+    check_attention_shapes,
     check_cached_attention_step,
     check_decoder_self_attention_mask,
     check_label_smoothed_loss,
+    check_token_positions,
 )
 
 __all__ = [
@@ -57,6 +59,8 @@ __all__ = [
     "check_learned_positions",
     "check_shift_matrix",
     # Chapter 5
+    "check_token_positions",
+    "check_attention_shapes",
     "check_decoder_self_attention_mask",
     "check_cached_attention_step",
     "check_label_smoothed_loss",

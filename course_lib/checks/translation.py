@@ -12,13 +12,129 @@ from torch import Tensor
 from course_lib.attention import scaled_dot_product_attention
 from course_lib.checks._core import ATOL, CheckFailed, call_student, compare, fmt, passed
 from course_lib.masking import causal_mask
-from course_lib.vocab import PAD, SOS
+from course_lib.multihead import MultiHeadAttention
+from course_lib.positional import sinusoidal_encoding
+from course_lib.vocab import PAD, SOS, Vocab
 
 __all__ = [
+    "check_token_positions",
+    "check_attention_shapes",
     "check_decoder_self_attention_mask",
     "check_cached_attention_step",
     "check_label_smoothed_loss",
 ]
+
+
+def _positions(s: int, d: int, start: int = 0, exponent: int = 2,
+               concatenated: bool = False) -> Tensor:
+    """``(S, D)`` sines and cosines of positions ``start ..``, even ``D``; the defaults give
+    the library's table (pair ``i`` at speed ``1 / 10000^(exponent * i / D)``, interleaved)."""
+    angles = torch.arange(start, start + s)[:, None] / 10000 ** (exponent * torch.arange(d // 2) / d)
+    if concatenated:
+        return torch.cat([angles.sin(), angles.cos()], 1)
+    return torch.stack([angles.sin(), angles.cos()], -1).flatten(1)
+
+
+def check_token_positions(fn: Callable) -> None:
+    """Check ``token_positions(sentence, vocab, d_model) -> (ids, pe)``.
+
+    ``ids`` ``(S,)``: the sentence's token ids as a long tensor, ``<eos>`` included, exactly
+    ``vocab.encode(sentence)`` (an unknown word is ``<unk>`` = 3). ``pe`` ``(S, d_model)``: the
+    sinusoidal encoding added at positions ``0 .. S - 1``, i.e. the library's
+    ``sinusoidal_encoding(S, d_model)`` -- sine in feature ``2i``, cosine in ``2i + 1``.
+    """
+    __tracebackhide__ = True
+    name = "token_positions"
+    vocab = Vocab(["le chat est noir", "le chien est blanc", "un chat noir dort", "le chien dort"])
+    cases = [("le chat est noir", 8), ("un chien blanc dort", 16), ("le chat mange", 256),
+             ("noir", 8)]  # "mange" is not in the vocabulary
+    for sentence, d in cases:
+        ids = torch.tensor(vocab.encode(sentence), dtype=torch.long)
+        s = len(ids)
+        expected = sinusoidal_encoding(s, d)
+        assert torch.allclose(expected, _positions(s, d).float(), atol=ATOL)
+        unknown = vocab.unknown_words(sentence)
+        case = f"sentence={sentence!r}, d_model={d}" + (f", unknown {unknown}" if unknown else "")
+        got = call_student(fn, name, sentence, vocab, d)
+        if not (isinstance(got, (tuple, list)) and len(got) == 2):
+            raise CheckFailed(f"{name} should return a pair (ids, pe), got "
+                              f"{type(got).__name__} ({case})")
+        got_ids, got_pe = got
+        if not isinstance(got_ids, Tensor) or got_ids.dtype != torch.long:
+            kind = type(got_ids).__name__ if not isinstance(got_ids, Tensor) else got_ids.dtype
+            raise CheckFailed(f"{name} returned the ids as {kind}: return a 1-D long tensor, "
+                              "torch.tensor(vocab.encode(sentence), dtype=torch.long), the type "
+                              f"an nn.Embedding takes ({case})")
+        if got_ids.shape == (s - 1,) or (isinstance(got_pe, Tensor) and got_pe.shape == (s - 1, d)):
+            raise CheckFailed(f"{name} returned {s - 1} positions, one per word: the <eos> that "
+                              "vocab.encode appends is a token too and gets a position, so "
+                              f"S = len(ids) = {s} ({case})")
+        compare(got_ids, ids, f"{name} (ids)", case)
+        compare(got_pe, expected, f"{name} (pe)", case, [
+            (_positions(s, d, concatenated=True), "the sines of all the speeds come first, then "
+             "all the cosines (the tutorial's concatenated layout). The library interleaves them: "
+             "feature 2i is the sine of pair i, feature 2i + 1 its cosine, so with d_model=256 "
+             "position 1 starts [0.8415, 0.5403, 0.8020, 0.5974], not [0.8415, 0.8020, 0.7617, "
+             "0.7214]. Use sinusoidal_encoding(len(ids), d_model)"),
+            (_positions(s, d, start=1), "the positions are counted from 1: the first token is at "
+             "position 0, so the first row is [0, 1, 0, 1, ...]"),
+            (_positions(s, d, exponent=1), "the speeds use 10000^(i / d_model): the exponent is "
+             "2i / d_model, with i counting the sine/cosine PAIRS"),
+        ])
+    passed(name, len(cases))
+
+
+def check_attention_shapes(fn: Callable) -> None:
+    """Check ``attention_shapes(B, Lq, Lk, D, H) -> (output, averaged, per_head)``: the shapes
+    a multi-head attention layer of width ``D`` with ``H`` heads returns for queries
+    ``(B, Lq, D)`` and keys/values ``(B, Lk, D)``: its output ``(B, Lq, D)``, its weights
+    averaged over the heads ``(B, Lq, Lk)`` and per head ``(B, H, Lq, Lk)``. Each shape may be
+    a tuple or list of ints, or a ``torch.Size``. The check runs ``MultiHeadAttention``.
+    """
+    __tracebackhide__ = True
+    name = "attention_shapes"
+    g = torch.Generator().manual_seed(53)
+    # all five sizes differ in the first case, so every mistake below shows
+    cases = [(2, 3, 5, 8, 4), (4, 6, 2, 12, 3), (1, 1, 7, 4, 2), (3, 4, 4, 16, 8)]
+    for seed, (b, lq, lk, d, h) in enumerate(cases):
+        with torch.random.fork_rng(devices=[]):  # leave the student's generator alone
+            torch.manual_seed(530 + seed)
+            mha = MultiHeadAttention(d, h)
+        q, kv = torch.randn(b, lq, d, generator=g), torch.randn(b, lk, d, generator=g)
+        with torch.no_grad():
+            out, averaged = mha(q, kv, kv)
+            _, per_head = mha(q, kv, kv, average_attn_weights=False)
+        expected = [tuple(out.shape), tuple(averaged.shape), tuple(per_head.shape)]
+        assert expected == [(b, lq, d), (b, lq, lk), (b, h, lq, lk)]
+        case = f"B={b}, Lq={lq}, Lk={lk}, D={d}, H={h}"
+        got = call_student(fn, name, b, lq, lk, d, h)
+        if not (isinstance(got, (tuple, list)) and len(got) == 3):
+            raise CheckFailed(f"{name} should return three shapes (output, averaged weights, "
+                              f"per-head weights), got {got!r} ({case})")
+        parts = [  # (which, in letters, known mistakes)
+            ("output", "(B, Lq, D)", [
+                ((b, lq, lk), "that is the shape of the head-averaged weights, one weight per "
+                 "(query, key) pair; the output has one D-wide vector per query: (B, Lq, D)"),
+                ((b, lk, d), "the output has as many rows as there are queries, not keys: "
+                 "each query gets one weighted average of the values, (B, Lq, D)")]),
+            ("averaged weights", "(B, Lq, Lk)", [
+                ((b, h, lq, lk), "that is the per-head shape: averaging over the heads "
+                 "removes the H axis, (B, Lq, Lk)")]),
+            ("per-head weights", "(B, H, Lq, Lk)", [
+                (wrong, "the library and PyTorch put the head axis second, right after the "
+                 "batch: (B, H, Lq, Lk)") for wrong in [(b, lq, h, lk), (h, b, lq, lk)]]),
+        ]
+        for shape, want, (which, letters, known) in zip(got, expected, parts, strict=True):
+            if not (isinstance(shape, (tuple, list))
+                    and all(isinstance(n, int) and not isinstance(n, bool) for n in shape)):
+                raise CheckFailed(f"{name}: the {which} shape should be a tuple of ints, "
+                                  f"such as (2, 3), got {shape!r} ({case})")
+            if tuple(shape) != want:
+                why = next((why for wrong, why in known if tuple(shape) == wrong),
+                           f"expected {letters} = {fmt(want)}")
+                raise CheckFailed(f"{name}: the {which} shape {fmt(shape)} is wrong: {why} "
+                                  f"({case})")
+    passed(name, len(cases))
 
 
 def _target_inputs(lengths: list[int], t: int, g: torch.Generator) -> Tensor:
