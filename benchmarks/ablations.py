@@ -76,7 +76,7 @@ def train(name, budget, split, src_vocab, tgt_vocab, train_pairs):
     scheduler = warmup_inverse_sqrt(optimizer, settings["warmup"])
     generator = torch.Generator().manual_seed(0)
     checkpoints, spent, epoch, ends = [budget // 2, budget], 0.0, 0, []
-    scores = {n: [] for n in (name, *(EXTRAS if name == "baseline" else ()))}
+    outputs = {n: [] for n in (name, *(EXTRAS if name == "baseline" else ()))}  # translations
     while checkpoints:
         epoch += 1
         model.train()
@@ -94,7 +94,7 @@ def train(name, budget, split, src_vocab, tgt_vocab, train_pairs):
             spent += time.process_time() - start
             if spent >= checkpoints[0]:
                 checkpoints.pop(0)
-                for n in scores:
+                for n in outputs:
                     evaluated, decode = model, greedy_decode
                     if n == "checkpoint_avg" and ends:
                         evaluated = copy.deepcopy(model)
@@ -102,13 +102,13 @@ def train(name, budget, split, src_vocab, tgt_vocab, train_pairs):
                     if n == "beam4":
                         def decode(m, s):
                             return beam_search(m, s, beam_size=4)
-                    scores[n].append(bench.translate(evaluated, decode, split.validation,
+                    outputs[n].append(bench.translate(evaluated, decode, split.validation,
                                                      src_vocab, tgt_vocab))
                 model.train()
                 if not checkpoints:
                     break
         ends.append(copy.deepcopy(model.state_dict()))
-    return scores, epoch, sum(p.numel() for p in model.parameters())
+    return outputs, epoch, sum(p.numel() for p in model.parameters())
 
 
 def main() -> int:
@@ -126,10 +126,10 @@ def main() -> int:
           flush=True)
     baseline = None
     for name in names:
-        scores, epochs, params = train(name, args.budget, split, src_vocab, tgt_vocab,
+        outputs, epochs, params = train(name, args.budget, split, src_vocab, tgt_vocab,
                                        train_pairs)
-        baseline = scores["baseline"][1] if "baseline" in scores else baseline
-        for n, (half, full) in scores.items():
+        baseline = outputs["baseline"][1] if "baseline" in outputs else baseline
+        for n, (half, full) in outputs.items():
             versus = ""
             if baseline is not None and n != "baseline":
                 result = paired_bootstrap(full, baseline, refs)
