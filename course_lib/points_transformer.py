@@ -25,7 +25,15 @@ __all__ = ["SelfAttentionConfig", "SelfAttentionEncoderDecoder"]
 
 @dataclass(frozen=True)
 class SelfAttentionConfig:
-    """Sizes of the self-attention encoder-decoder (defaults: the lecture's squares model)."""
+    """Sizes of the self-attention encoder-decoder (defaults: the lecture's squares model).
+
+    ``add_norm`` defaults to ``"post"``: every sublayer is wrapped in a residual connection
+    and a LayerNorm, as in the 2017 Transformer, so the default model is one that trains.
+    The lecture's first teaching model has neither; ask for it by name with
+    ``add_norm=None`` (Chapters 3 and 4 do, where they rebuild the lecture). Without Add &
+    Norm a deeper stack hardly trains, and on the GPS data of Chapter 6 the model
+    collapses to one predicted point for all future steps.
+    """
 
     n_features: int = 2
     d_model: int = 6
@@ -35,7 +43,7 @@ class SelfAttentionConfig:
     num_layers: int = 1
     positional: bool = True
     max_len: int = 100
-    add_norm: str | None = None
+    add_norm: str | None = "post"  # "pre", or None: the lecture's model without Add & Norm
     dropout: float = 0.0
     start: str = "last"  # first decoder input: "last" source point, or "origin" (0, ..., 0)
 

@@ -42,6 +42,8 @@ __all__ = [
     "ade_fde",
     "stay",
     "constant_velocity",
+    "constant_turn_rate",
+    "HeadingFrameLinear",
 ]
 
 
@@ -220,3 +222,108 @@ def constant_velocity(observed, times) -> np.ndarray:
     if np.any(ahead <= 0):
         raise ValueError("times must come after the last observed fix")
     return from_local(velocity[:, None] * ahead[..., None], seen[:, -1:, :2])  # (N, T, 2)
+
+
+def _rotate(xy: np.ndarray, angle: np.ndarray) -> np.ndarray:
+    """Rotate points ``(N, L, 2)`` by ``angle`` ``(N,)`` radians, counter-clockwise."""
+    c, s = np.cos(angle)[:, None], np.sin(angle)[:, None]  # (N, 1)
+    return np.stack([c * xy[..., 0] - s * xy[..., 1], s * xy[..., 0] + c * xy[..., 1]], axis=-1)
+
+
+def constant_turn_rate(observed, times) -> np.ndarray:
+    """Baseline: keep the speed and the turn rate of the last three fixes (no fitting).
+
+    The direction of the chord between two fixes is the heading halfway between them (on
+    a circular arc, exactly). The two last chords give two headings, their difference
+    over the time between the chords' midpoints the turn rate ``w``; the speed is the
+    last step's arc length over its duration. The object then moves on the circle these define: heading
+    ``theta(s) = theta_last + w (s + dt / 2)`` at ``s`` seconds after the last fix, where
+    ``dt`` is the last interval. With ``w = 0`` this is :func:`constant_velocity`.
+
+    Args:
+        observed: ``(N, S, 3)`` fixes ``[lat, lon, time]``, ``S >= 3``.
+        times: ``(N, T)`` timestamps to predict at (``future[..., 2]``).
+
+    Returns:
+        Predicted ``[lat, lon]``, ``(N, T, 2)``.
+    """
+    seen = _track(observed, "observed")
+    when = np.asarray(times, dtype=np.float64)
+    if seen.shape[1] < 3 or when.ndim != 2 or when.shape[0] != seen.shape[0]:
+        raise ValueError(
+            f"need observed (N, S>=3, 3) and times (N, T), got {seen.shape} and {when.shape}"
+        )
+    en = to_local(seen[:, -3:, :2], seen[:, -1:, :2])  # (N, 3, 2) metres from the last fix
+    dt = time_deltas(seen[:, -3:])  # (N, 2) seconds
+    chord = np.diff(en, axis=1)  # (N, 2, 2): the two last steps
+    heading = np.arctan2(chord[..., 1], chord[..., 0])  # (N, 2) radians
+    turn = np.angle(np.exp(1j * (heading[:, 1] - heading[:, 0])))  # wrapped to (-pi, pi]
+    rate = turn / (dt.sum(axis=1) / 2)  # (N,) radians per second, between chord midpoints
+    # The arc of the last step is longer than its chord by 1 / sinc(w dt / 2).
+    arc = dt[:, 1] * np.sinc(rate * dt[:, 1] / 2 / np.pi)  # (N,) seconds x chord / arc
+    speed = np.linalg.norm(chord[:, 1], axis=-1) / arc  # (N,) metres per second
+    ahead = when - seen[:, -1:, 2]  # (N, T) seconds after the last fix
+    if np.any(ahead <= 0):
+        raise ValueError("times must come after the last observed fix")
+    w = rate[:, None]  # (N, 1)
+    start = heading[:, 1:] + w * dt[:, 1:] / 2  # (N, 1): heading at the last fix
+    # Integrate speed * (cos, sin)(start + w s) over s in [0, ahead]; sinc keeps w -> 0 exact.
+    half = w * ahead / 2  # (N, T)
+    length = speed[:, None] * ahead * np.sinc(half / np.pi)  # chord length of the arc
+    mid = start + half  # the chord's direction is the heading halfway along the arc
+    moved = np.stack([length * np.cos(mid), length * np.sin(mid)], axis=-1)  # (N, T, 2)
+    return from_local(moved, seen[:, -1:, :2])
+
+
+class HeadingFrameLinear:
+    """Baseline: linear least squares from the observed fixes to the future, in the heading frame.
+
+    Each trajectory is turned so that its last step points east (``+x``), with the last
+    fix at the origin; in that frame one linear map (with a bias) from the ``S`` observed
+    positions to the ``T`` future ones is fitted on the training split, by least squares.
+    Predictions are turned back. Rotating first makes a left turn look the same whichever
+    way the object was heading, so a linear model can learn speed, slowing and turn
+    continuation from a handful of coefficients.
+
+    Build it with :meth:`fit` on ``(observed (N, S, 3), future (N, T, 3))``.
+    """
+
+    def __init__(self, weights: np.ndarray) -> None:
+        self.weights = np.asarray(weights, dtype=np.float64)  # (2 S + 1, 2 T)
+
+    @staticmethod
+    def _frame(observed) -> tuple[np.ndarray, np.ndarray]:
+        """Observed positions in the heading frame ``(N, S, 2)`` and each frame's angle ``(N,)``."""
+        seen = relative_metres(observed)  # (N, S, 2), last fix at the origin
+        if seen.shape[1] < 2:
+            raise ValueError(f"need at least two observed fixes for a heading, got {seen.shape[1]}")
+        last = -seen[:, -2]  # (N, 2): the last step, from the fix before to the origin
+        angle = np.arctan2(last[:, 1], last[:, 0])  # heading of the last step
+        return _rotate(seen, -angle), angle
+
+    @staticmethod
+    def _design(frame: np.ndarray) -> np.ndarray:
+        flat = frame.reshape(len(frame), -1)  # (N, S, 2) -> (N, 2 S)
+        return np.concatenate([flat, np.ones((len(frame), 1))], axis=1)  # and a bias column
+
+    @classmethod
+    def fit(cls, observed, future) -> HeadingFrameLinear:
+        """Least-squares weights on a training split ``(N, S, 3)``, ``(N, T, 3)``."""
+        frame, angle = cls._frame(observed)
+        _, ahead = relative_metres(observed, future)  # (N, T, 2)
+        target = _rotate(ahead, -angle).reshape(len(ahead), -1)  # (N, T, 2) -> (N, 2 T)
+        weights, *_ = np.linalg.lstsq(cls._design(frame), target, rcond=None)
+        return cls(weights)
+
+    def __call__(self, observed) -> np.ndarray:
+        """Predicted ``[lat, lon]`` ``(N, T, 2)`` for observed fixes ``(N, S, 3)``."""
+        frame, angle = self._frame(observed)
+        design = self._design(frame)
+        if design.shape[1] != self.weights.shape[0]:
+            raise ValueError(
+                f"fitted on {(self.weights.shape[0] - 1) // 2} observed fixes per trajectory, "
+                f"got {frame.shape[1]}"
+            )
+        ahead = (design @ self.weights).reshape(len(frame), -1, 2)  # (N, 2 T) -> (N, T, 2)
+        seen = _track(observed, "observed", 2)
+        return from_local(_rotate(ahead, angle), seen[:, -1:, :2])

@@ -105,6 +105,10 @@ def test_haversine_mistakes_are_named():
         check_haversine(lambda a, b: haversine(a, b) / 1000)
     with pytest.raises(CheckFailed, match="cos\\(latitude\\)"):
         check_haversine(lambda a, b: EARTH_RADIUS_M * np.radians(np.linalg.norm(b - a, axis=-1)))
+    with pytest.raises(CheckFailed, match="rounded to 6,371 km"):
+        check_haversine(lambda a, b: haversine(a, b) * 6_371_000 / EARTH_RADIUS_M)
+    with pytest.raises(CheckFailed, match="off by up to"):
+        check_haversine(lambda a, b: haversine(a, b) + 0.01)  # a centimetre everywhere
 
 
 def test_ade_fde_mistakes_are_named():
@@ -125,6 +129,15 @@ def test_constant_velocity_mistakes_are_named():
         check_constant_velocity(backwards)
     with pytest.raises(CheckFailed, match="'stay' baseline"):
         check_constant_velocity(lambda o, t: np.repeat(o[:, -1:, :2], t.shape[1], axis=1))
+
+    def one_interval(observed, times):  # right on regular fixes, blind to the timestamps
+        en = to_local(observed[..., :2], observed[:, -1:, :2])
+        step = en[:, -1] - en[:, -2]
+        k = np.arange(1, times.shape[1] + 1)[None, :, None]
+        return from_local(step[:, None] * k, observed[:, -1:, :2])
+
+    with pytest.raises(CheckFailed, match="one sampling interval.*irregular sampling"):
+        check_constant_velocity(one_interval)
 
 
 def test_checks_leave_the_random_state_alone():

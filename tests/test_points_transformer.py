@@ -85,3 +85,32 @@ def test_clear_errors():
         model().train()(torch.randn(2, 2, 2), torch.randn(2, 3, 2))
     with pytest.raises(ValueError, match="max_len=3"):
         model(max_len=3)(torch.randn(1, 4, 2))
+
+
+def test_the_default_model_has_add_norm_and_learns_distinct_future_steps():
+    """The default is a working Transformer: on points moving at constant velocity it
+    predicts three different future points (the lecture's model without Add & Norm is
+    asked for by name, and on Chapter 6's data it collapsed to one point)."""
+    assert SelfAttentionConfig().add_norm == "post"
+    gen = torch.Generator().manual_seed(0)
+    velocity = torch.randn(512, 1, 2, generator=gen)
+    steps = torch.arange(-4.0, 4.0)[None, :, None]  # 5 observed, 3 future
+    track = velocity * steps  # (512, 8, 2), last observed point at the origin
+    source, target = track[:, :5], track[:, 5:]
+    torch.manual_seed(0)
+    m = SelfAttentionEncoderDecoder(SelfAttentionConfig(
+        n_features=2, d_model=32, num_heads=4, d_ff=64, target_len=3, num_layers=2))
+    optimizer = torch.optim.Adam(m.parameters(), lr=3e-3)
+    for _ in range(150):
+        batch = torch.randint(0, 512, (64,), generator=gen)
+        loss = nn.functional.mse_loss(m(source[batch]), target[batch])  # free-running
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    m.eval()
+    with torch.no_grad():
+        predicted = m(source[:64])
+    gaps = (predicted[:, 1:] - predicted[:, :-1]).norm(dim=-1)  # (64, 2)
+    true_gaps = (target[:64, 1:] - target[:64, :-1]).norm(dim=-1)
+    assert gaps.mean() > 0.5 * true_gaps.mean(), (gaps.mean(), true_gaps.mean())
+    assert nn.functional.mse_loss(predicted, target[:64]) < 0.1 * target.pow(2).mean()

@@ -7,9 +7,11 @@ import torch
 from course_lib.geo import from_local, haversine
 from course_lib.gps import FLORENCE, city_trajectories, lecture_trajectories
 from course_lib.trajectories import (
+    HeadingFrameLinear,
     Standardizer,
     TrajectoryFeatures,
     ade_fde,
+    constant_turn_rate,
     constant_velocity,
     displacement_errors,
     relative_metres,
@@ -147,3 +149,65 @@ def test_bad_shapes_are_explained():
         relative_metres(np.zeros((5, 3)))
     with pytest.raises(ValueError, match="different numbers of trajectories"):
         relative_metres(np.zeros((4, 5, 3)) + [43.0, 11.0, 0.0], np.zeros((3, 3, 3)) + [43.0, 11.0, 0.0])
+
+
+def arc(times, speed=6.0, rate=0.02, heading=0.7):
+    """One trajectory on a circle: constant speed (m/s) and turn rate (rad/s), ``(1, L, 3)``."""
+    t = np.asarray(times, dtype=np.float64)
+    theta = heading + rate * t
+    east = speed / rate * (np.sin(theta) - np.sin(heading))
+    north = -speed / rate * (np.cos(theta) - np.cos(heading))
+    latlon = from_local(np.stack([east, north], axis=-1), np.asarray(FLORENCE))
+    return np.concatenate([latlon, 1.7e9 + t[:, None]], axis=1)[None]
+
+
+@pytest.mark.parametrize("times", [20.0 * np.arange(8), [0, 20, 45, 60, 70, 95, 110, 150]])
+def test_constant_turn_rate_is_exact_on_a_circle_and_cv_is_not(times):
+    track = arc(times)
+    observed, future = track[:, :5], track[:, 5:]
+    ctrv = displacement_errors(constant_turn_rate(observed, future[..., 2]), future)
+    cv = displacement_errors(constant_velocity(observed, future[..., 2]), future)
+    assert ctrv.max() < 0.05, ctrv  # metres
+    assert cv[0, -1] > 10, cv
+
+
+def test_constant_turn_rate_without_a_turn_is_constant_velocity(city):
+    line = straight_line(8)
+    observed, future = line[:, :5], line[:, 5:]
+    np.testing.assert_allclose(constant_turn_rate(observed, future[..., 2]),
+                               constant_velocity(observed, future[..., 2]), atol=1e-9)
+    observed, future = city
+    assert ade_fde(constant_turn_rate(observed, future[..., 2]), future)[0] < ade_fde(
+        constant_velocity(observed, future[..., 2]), future)[0]  # city objects keep turning
+    with pytest.raises(ValueError, match="S>=3"):
+        constant_turn_rate(observed[:, -2:], future[..., 2])
+    with pytest.raises(ValueError, match="after the last observed fix"):
+        constant_turn_rate(observed, observed[:, :3, 2])
+
+
+def test_heading_frame_linear_learns_a_linear_rule_exactly_and_in_any_direction():
+    """Future = a fixed linear function of the history in the heading frame: fitted exactly,
+    and a trajectory turned by any angle is predicted turned by the same angle."""
+    rng = np.random.default_rng(0)
+    n = 300
+    speed = rng.uniform(1, 10, n)
+    rate = rng.choice([-1, 1], n) * rng.uniform(0.005, 0.03, n)
+    heading = rng.uniform(-np.pi, np.pi, n)
+    tracks = np.concatenate([arc(20.0 * np.arange(8), v, w, h)
+                             for v, w, h in zip(speed, rate, heading, strict=True)])
+    model = HeadingFrameLinear.fit(tracks[:200, :5], tracks[:200, 5:])
+    test_observed, test_future = tracks[200:, :5], tracks[200:, 5:]
+    errors = displacement_errors(model(test_observed), test_future)
+    assert errors.mean() < 0.5, errors.mean()  # arcs are nearly linear in the heading frame
+    east_only = HeadingFrameLinear.fit(tracks[:200, :5], tracks[:200, 5:]).weights
+    assert east_only.shape == (11, 6)
+    with pytest.raises(ValueError, match="fitted on 5 observed fixes"):
+        model(tracks[:, :4])
+
+
+def test_heading_frame_linear_on_city_data_beats_constant_velocity(city):
+    train = city_trajectories(2000, rng=np.random.default_rng(1))
+    model = HeadingFrameLinear.fit(*train)
+    observed, future = city
+    assert ade_fde(model(observed), future)[0] < ade_fde(
+        constant_velocity(observed, future[..., 2]), future)[0]

@@ -25,6 +25,13 @@ from course_lib.checks.gps import (
     check_haversine,
     check_inverse_transform,
 )
+from course_lib.checks.gps_pipeline import (
+    check_models,
+    check_plot_predictions,
+    check_plot_trajectories,
+    check_stay_floor,
+    check_training,
+)
 from course_lib.checks.seq2seq import check_decoder_inputs, check_greedy_decode, check_gru_cell
 from course_lib.checks.transformer import (
     check_encoder_layer,
@@ -65,9 +72,14 @@ __all__ = [
     "check_cached_attention_step",
     "check_label_smoothed_loss",
     # Chapter 6
+    "check_plot_trajectories",
     "check_datasets",
+    "check_models",
+    "check_training",
     "check_inverse_transform",
     "check_haversine",
     "check_ade_fde",
     "check_constant_velocity",
+    "check_plot_predictions",
+    "check_stay_floor",
 ]

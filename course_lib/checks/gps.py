@@ -137,7 +137,8 @@ def check_haversine(haversine_fn: Callable) -> None:
     """Check ``haversine(a, b) -> metres`` for ``[lat, lon]`` degrees ``(N, 2)`` -> ``(N,)``.
 
     Reference: :func:`course_lib.geo.haversine` on a sphere of radius
-    :data:`~course_lib.geo.EARTH_RADIUS_M`; answers must agree within a millimetre.
+    :data:`~course_lib.geo.EARTH_RADIUS_M`; answers must agree within a millimetre (and a
+    relative 1e-9 on the long distances), so a rounded radius such as 6,371 km fails too.
     """
     __tracebackhide__ = True
     rng = np.random.default_rng(4)
@@ -152,6 +153,8 @@ def check_haversine(haversine_fn: Callable) -> None:
         mistakes = [
             (expected / 2, "half the distance: d = 2 R arcsin(sqrt(h))"),
             (expected / 1000, "this is in kilometres: use the radius in metres (6,371,008.8)"),
+            (expected * 6_371_000 / EARTH_RADIUS_M, "the radius is rounded to 6,371 km: use "
+             "EARTH_RADIUS_M = 6,371,008.8 m, the mean radius the course measures with"),
             (torch.as_tensor(flat), "this treats degrees of longitude like degrees of latitude: "
              "a degree of longitude shrinks with cos(latitude)"),
         ]
@@ -161,8 +164,15 @@ def check_haversine(haversine_fn: Callable) -> None:
                              "convert degrees to radians first (np.radians)"))
         got = call_student(haversine_fn, "haversine", a.copy(), b.copy())
         got = _t(got)
-        if isinstance(got, Tensor) and torch.allclose(got, expected, rtol=0, atol=1e-3):
-            continue
+        if isinstance(got, Tensor) and got.shape == expected.shape:
+            if torch.allclose(got, expected, rtol=1e-9, atol=1e-3):
+                continue
+            for wrong, message in mistakes:
+                if torch.allclose(got, wrong, rtol=1e-9, atol=1e-3):
+                    raise CheckFailed(f"haversine: {message} ({case})")
+            worst = (got - expected).abs().max().item()
+            raise CheckFailed(f"haversine is off by up to {worst:.4g} m ({case}); the reference "
+                              f"agrees within a millimetre. Expected\n{expected}\ngot\n{got}")
         compare(got, expected, "haversine", case, mistakes)
     passed("haversine", len(cases))
 
@@ -201,10 +211,13 @@ def check_constant_velocity(constant_velocity_fn: Callable) -> None:
     """
     __tracebackhide__ = True
     rng = np.random.default_rng(6)
-    cases = [(1, 3), (5, 3), (3, 2)]
-    for n, t in cases:
+    cases = [(1, 3, "every 20 s"), (5, 3, "every 20 s"), (3, 2, "irregular sampling")]
+    for n, t, sampling in cases:
         observed, future = city_trajectories(n, rng=rng, future=t)
         times = future[..., 2]
+        if sampling == "irregular sampling":  # a fix skipped here, a late one there
+            observed[..., 2] = observed[:, :1, 2] + np.cumsum(rng.uniform(5, 45, observed.shape[:2]), 1)
+            times = observed[:, -1:, 2] + np.cumsum(rng.uniform(5, 45, (n, t)), axis=1)
         expected = constant_velocity(observed, times)
         origin = observed[:, -1:, :2]
         en = to_local(observed[..., :2], origin)
@@ -219,8 +232,11 @@ def check_constant_velocity(constant_velocity_fn: Callable) -> None:
              "minus the one before it"),
             (from_local(whole[:, None] * k, origin), "this is the mean velocity over the whole "
              "observation; the baseline uses the last two fixes only"),
+            (from_local(step[:, None] * k, origin), "this assumes one sampling interval between "
+             "all fixes: divide the last step by its duration and multiply the velocity by the "
+             "seconds from the last fix to each timestamp in `times`"),
         ]
         got = call_student(constant_velocity_fn, "constant_velocity", observed.copy(), times.copy())
-        compare(_t(got), torch.as_tensor(expected), "constant_velocity", f"N={n}, T={t}",
-                [(torch.as_tensor(w), m) for w, m in mistakes])
+        compare(_t(got), torch.as_tensor(expected), "constant_velocity",
+                f"N={n}, T={t}, {sampling}", [(torch.as_tensor(w), m) for w, m in mistakes])
     passed("constant_velocity", len(cases))

@@ -1,0 +1,215 @@
+"""Self-checks for Chapter 6's pipeline exercises: the figures, the models, training, the floor.
+
+The figure checks read the data back from the figure your function returns (the lines'
+coordinates), so they check *what* is drawn, not how it looks; the figure stays open and
+shows under the check. Positions are ``[lat, lon]`` degrees, fixes ``[lat, lon, time]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import torch
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from torch import nn
+
+from course_lib.checks._core import CheckFailed, call_student
+from course_lib.geo import to_local
+from course_lib.gps import FLORENCE
+from course_lib.points_transformer import SelfAttentionConfig, SelfAttentionEncoderDecoder
+from course_lib.seq2seq import Decoder, Encoder, EncoderDecoder
+from course_lib.seq2seq_attention import AttentionDecoder
+
+__all__ = [
+    "check_plot_trajectories",
+    "check_models",
+    "check_training",
+    "check_plot_predictions",
+    "check_stay_floor",
+]
+
+#: Expected ADE of *stay* on the lecture's generator, in metres (10^7 simulated walks).
+STAY_FLOOR_M = 98.94
+
+
+def _figure(got, name: str) -> list[Axes]:
+    """The visible axes of the figure a plotting answer returned."""
+    if not isinstance(got, Figure):
+        raise CheckFailed(f"{name} should return the matplotlib Figure (fig), got {type(got).__name__}")
+    return [ax for ax in got.axes if ax.get_visible()]
+
+
+def _drawn(ax: Axes, xy: np.ndarray, atol: float = 0.5) -> bool:
+    """Whether a line of ``ax`` passes through the points ``xy`` ``(L, 2)``, in order."""
+    for line in ax.get_lines():
+        data = np.column_stack([np.asarray(v, dtype=np.float64) for v in line.get_data()])
+        for start in range(len(data) - len(xy) + 1):  # the points may follow other ones
+            if np.allclose(data[start : start + len(xy)], xy, atol=atol):
+                return True
+    return False
+
+
+def _metric_map(ax: Axes, name: str) -> None:
+    """Equal axes, labelled in metres."""
+    if ax.get_aspect() not in ("equal", 1.0):
+        raise CheckFailed(f"{name}: use equal axes (ax.set_aspect('equal')), or a metre east "
+                          "and a metre north look different")
+    if "m" not in ax.get_xlabel() or "m" not in ax.get_ylabel():
+        raise CheckFailed(f"{name}: label both axes with their unit, e.g. 'east (m)'")
+
+
+def _missing(ax: Axes, xy: np.ndarray, degrees: np.ndarray, what: str, name: str) -> CheckFailed:
+    """The error for a track that is not on the map, naming the likely cause."""
+    if _drawn(ax, xy[:, ::-1]):
+        return CheckFailed(f"{name}: the {what} are drawn with east and north swapped: "
+                           "x is east (metres), y is north")
+    if _drawn(ax, degrees, atol=1e-9) or _drawn(ax, degrees[:, ::-1], atol=1e-9):
+        return CheckFailed(f"{name}: the {what} are drawn in degrees: convert them to metres "
+                           "with to_local first")
+    return CheckFailed(f"{name}: no line of the figure passes through the {what} "
+                       f"(expected these metres:\n{np.round(xy, 1)})")
+
+
+def check_plot_trajectories(plot_trajectories: Callable, observed, future, n: int) -> None:
+    """Check ``plot_trajectories(observed, future, n) -> fig``: the first ``n`` trajectories
+    on one map, in metres east and north of Florence's centre, with equal axes."""
+    __tracebackhide__ = True
+    name = "plot_trajectories"
+    axes = _figure(call_student(plot_trajectories, name, observed, future, n), name)
+    if len(axes) != 1:
+        raise CheckFailed(f"{name}: draw every trajectory on one map (one axes), found {len(axes)}")
+    ax = axes[0]
+    for k in range(n):
+        for what, track in (("observed fixes", observed[k]), ("future fixes", future[k])):
+            xy = to_local(track[:, :2], FLORENCE)  # (L, 2) metres from the centre
+            if not _drawn(ax, xy):
+                raise _missing(ax, xy, track[:, :2], f"{what} of trajectory {k}", name)
+    if n < len(observed) and _drawn(ax, to_local(observed[n, :, :2], FLORENCE)):
+        raise CheckFailed(f"{name}: trajectory {n} is drawn too; draw the first n = {n} only")
+    _metric_map(ax, name)
+    print(f"✓ {name}: the {n} trajectories are on the map, in metres, with equal axes.")
+
+
+def _reference_models() -> dict[str, nn.Module]:
+    return {
+        "GRU": EncoderDecoder(Encoder(2, 64), Decoder(2, 64), 3, 0.5),
+        "GRU + attention": EncoderDecoder(Encoder(2, 64), AttentionDecoder(2, 64), 3, 0.5),
+        "self-attention": SelfAttentionEncoderDecoder(SelfAttentionConfig(
+            n_features=2, d_model=32, num_heads=4, d_ff=64, target_len=3, num_layers=2)),
+    }
+
+
+def check_models(build_models: Callable) -> None:
+    """Check ``build_models() -> {"GRU": ..., "GRU + attention": ..., "self-attention": ...}``:
+    the chapter's three models, of its sizes, each mapping ``(B, 5, 2)`` to ``(B, 3, 2)``."""
+    __tracebackhide__ = True
+    with torch.random.fork_rng():  # building models draws weights: leave the reader's stream
+        got = call_student(build_models, "build_models")
+        reference = _reference_models()
+    if not isinstance(got, dict) or set(got) != set(reference):
+        keys = sorted(got) if isinstance(got, dict) else type(got).__name__
+        raise CheckFailed(f"build_models should return a dict with the keys {sorted(reference)}, "
+                          f"got {keys}")
+    for key, model in got.items():
+        if not isinstance(model, type(reference[key])):
+            raise CheckFailed(f"{key!r} should be a {type(reference[key]).__name__}, "
+                              f"got {type(model).__name__}")
+        if isinstance(model, SelfAttentionEncoderDecoder) and model.config.add_norm is None:
+            raise CheckFailed(f"{key!r} has no Add & Norm (add_norm=None): that is the lecture's "
+                              "first teaching model, which collapses to one predicted point here; "
+                              "keep the default add_norm='post'")
+        size = sum(p.numel() for p in model.parameters())
+        expected = sum(p.numel() for p in reference[key].parameters())
+        if size != expected:
+            raise CheckFailed(f"{key!r} has {size:,} parameters, the chapter's {expected:,}: "
+                              "check the hidden size, d_model, heads, d_ff and layers")
+        with torch.no_grad():
+            out = model.eval()(torch.zeros(4, 5, 2))
+        if tuple(out.shape) != (4, 3, 2):
+            raise CheckFailed(f"{key!r} maps (4, 5, 2) to {tuple(out.shape)}, expected (4, 3, 2): "
+                              "two features in and out, three future steps")
+    print("✓ build_models: three models of the chapter's sizes, each (B, 5, 2) -> (B, 3, 2).")
+
+
+def check_training(train_attention_gru: Callable, train_set, valid_set) -> None:
+    """Check ``train_attention_gru(train_set, valid_set) -> Trainer`` on the exercise's data:
+    15 epochs of a GRU with attention, and a validation loss in the range the recipe reaches
+    (0.30 to 0.46 in scaled units; the reference run reached 0.38), below *stay*'s."""
+    __tracebackhide__ = True
+    name = "train_attention_gru"
+    trainer = call_student(train_attention_gru, name, train_set, valid_set)
+    losses, val_losses = getattr(trainer, "losses", None), getattr(trainer, "val_losses", None)
+    if losses is None or val_losses is None:
+        raise CheckFailed(f"{name} should return the Trainer (with .losses and .val_losses), "
+                          f"got {type(trainer).__name__}")
+    decoder = getattr(getattr(trainer, "model", None), "decoder", None)
+    if not isinstance(decoder, AttentionDecoder):
+        raise CheckFailed(f"{name}: train the GRU with attention (an AttentionDecoder)")
+    if len(val_losses) != 15:
+        raise CheckFailed(f"{name}: pass the validation loader to fit and train 15 epochs; "
+                          f"found {len(val_losses)} validation losses")
+    source, target = valid_set.tensors[0], valid_set.tensors[-1]
+    stay = float(((target - source[:, -1:]) ** 2).mean())  # the last fix, in scaled units
+    final = val_losses[-1]
+    if not final < stay:
+        raise CheckFailed(f"{name}: the final validation loss {final:.3f} is not below stay's "
+                          f"{stay:.3f}: did the model train (optimizer.step, the learning rate)?")
+    if not 0.30 <= final <= 0.46:
+        raise CheckFailed(f"{name}: final validation loss {final:.3f}, expected 0.30 to 0.46 with "
+                          "the exercise's recipe (Adam 1e-3, MSE, batch 64, 15 epochs)")
+    print(f"✓ {name}: 15 epochs; the validation loss is in the recipe's range and below stay's.")
+
+
+def check_plot_predictions(plot_predictions: Callable, observed, future, predictions: dict,
+                           n: int) -> None:
+    """Check ``plot_predictions(observed, future, predictions, n) -> fig``: one panel per
+    trajectory, in metres from its last observed fix, with every predictor's points."""
+    __tracebackhide__ = True
+    name = "plot_predictions"
+    axes = _figure(call_student(plot_predictions, name, observed, future, predictions, n), name)
+    if len(axes) != n:
+        raise CheckFailed(f"{name}: draw one panel per trajectory ({n}), found {len(axes)} "
+                          "visible axes (hide the unused ones)")
+    for k, ax in enumerate(axes):
+        origin = observed[k, -1, :2]
+        tracks = {"observed fixes": observed[k, :, :2], "true future": future[k, :, :2]}
+        tracks |= {f"{key!r} prediction": np.asarray(p)[k] for key, p in predictions.items()}
+        for what, track in tracks.items():
+            xy = to_local(track, origin)  # metres from the last observed fix
+            if not _drawn(ax, xy):
+                if _drawn(ax, to_local(track, FLORENCE)):
+                    raise CheckFailed(f"{name}: panel {k} is centred on Florence; centre each "
+                                      "panel on its trajectory's last observed fix")
+                raise _missing(ax, xy, track, f"{what} (panel {k})", name)
+        _metric_map(ax, name)
+    print(f"✓ {name}: {n} panels, each with the observed fixes, the truth and "
+          f"{len(predictions)} predictions, in metres.")
+
+
+def check_stay_floor(stay_ade: Callable) -> None:
+    """Check ``stay_ade(n, rng) -> metres``: the ADE of *stay* on the lecture's future,
+    estimated from ``n`` simulated walks (about 98.9 m; the check uses n = 200,000)."""
+    __tracebackhide__ = True
+    got = call_student(stay_ade, "stay_ade", 200_000, np.random.default_rng(0))
+    try:
+        value = float(got)
+    except (TypeError, ValueError):
+        raise CheckFailed(f"stay_ade should return one number (metres), got {got!r}") from None
+    mistakes = [
+        (122.45, "this is the FDE (the last step): the ADE averages the three steps"),
+        (73.86, "this is the error of the first step only: average the three steps"),
+        (STAY_FLOOR_M / 1000, "this is in kilometres: return metres"),
+    ]
+    if abs(value - STAY_FLOOR_M) <= 1.0:
+        print(f"✓ stay_ade: within a metre of {STAY_FLOOR_M} m, the error no predictor can beat "
+              "on these data.")
+        return
+    for wrong, message in mistakes:
+        if abs(value - wrong) <= 0.02 * wrong:
+            raise CheckFailed(f"stay_ade: {message} (got {value:.4g})")
+    if value < 0.05:
+        raise CheckFailed(f"stay_ade returned {value:.3g}: degrees? Measure in metres (haversine)")
+    raise CheckFailed(f"stay_ade returned {value:.4g} m, expected about {STAY_FLOOR_M} m: three "
+                      "steps, each uniform on ±0.001° in latitude and in longitude, from the last fix")
