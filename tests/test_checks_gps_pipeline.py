@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 from torch import nn
-from torch.utils.data import DataLoader
+from torch.utils.data import DataLoader, TensorDataset
 
 from course_lib.checks import (
     CheckFailed,
@@ -22,7 +22,6 @@ from course_lib.points_transformer import SelfAttentionConfig, SelfAttentionEnco
 from course_lib.seq2seq import Decoder, Encoder, EncoderDecoder
 from course_lib.seq2seq_attention import AttentionDecoder
 from course_lib.train import Trainer
-from course_lib.trajectories import TrajectoryFeatures, constant_velocity, stay, trajectory_datasets
 
 
 @pytest.fixture(scope="module")
@@ -85,19 +84,17 @@ def plot_predictions(observed, future, predictions, n, centre=None):
 
 def test_the_prediction_panels_pass_and_their_mistakes_are_named(tracks, capsys):
     observed, future = tracks
-    predictions = {"stay": stay(observed, 3),
-                   "constant velocity": constant_velocity(observed, future[..., 2])}
-    check_plot_predictions(plot_predictions, observed, future, predictions, 3)
+    check_plot_predictions(plot_predictions, observed, future, 3)
     assert "✓" in capsys.readouterr().out
     with pytest.raises(CheckFailed, match="centred on Florence"):
         check_plot_predictions(lambda *a: plot_predictions(*a, centre=np.asarray(FLORENCE)),
-                               observed, future, predictions, 3)
+                               observed, future, 3)
     with pytest.raises(CheckFailed, match="one panel per trajectory"):
         check_plot_predictions(lambda o, f, p, n: plot_predictions(o, f, p, 4),
-                               observed, future, predictions, 3)
+                               observed, future, 3)
     with pytest.raises(CheckFailed, match="'constant velocity' prediction"):
         check_plot_predictions(lambda o, f, p, n: plot_predictions(o, f, {"stay": p["stay"]}, n),
-                               observed, future, predictions, 3)
+                               observed, future, 3)
 
 
 def build_models(add_norm="post", hidden=64):
@@ -124,31 +121,30 @@ def test_the_models_pass_and_their_mistakes_are_named(capsys):
 
 
 @pytest.fixture(scope="module")
-def exercise_sets():
+def exercise_data():
     r = [np.random.default_rng([7, k]) for k in range(2)]
-    train, valid = city_trajectories(2000, rng=r[0]), city_trajectories(200, rng=r[1])
-    features = TrajectoryFeatures.fit(*train)
-    return trajectory_datasets(features, train, valid)
+    return city_trajectories(2000, rng=r[0]), city_trajectories(200, rng=r[1])
 
 
 def train_attention_gru(train_set, valid_set, epochs=15, lr=1e-3):
     torch.manual_seed(0)
     model = EncoderDecoder(Encoder(2, 64), AttentionDecoder(2, 64), 3, 0.5)
-    loader = DataLoader(train_set, batch_size=64, shuffle=True, generator=torch.Generator())
+    src, tgt = train_set.tensors
+    loader = DataLoader(TensorDataset(src, tgt, tgt), batch_size=64, shuffle=True, generator=torch.Generator())
     trainer = Trainer(model, nn.MSELoss(), torch.optim.Adam(model.parameters(), lr=lr), "cpu")
     return trainer.fit(loader, DataLoader(valid_set, batch_size=200), epochs=epochs, seed=0,
                        progress=False)
 
 
-def test_training_passes_and_an_untrained_model_is_caught(exercise_sets, capsys):
-    check_training(train_attention_gru, *exercise_sets)
+def test_training_passes_and_an_untrained_model_is_caught(exercise_data, capsys):
+    check_training(train_attention_gru, *exercise_data)
     assert "✓" in capsys.readouterr().out
     with pytest.raises(CheckFailed, match="not below stay's"):
-        check_training(lambda t, v: train_attention_gru(t, v, lr=1e-9), *exercise_sets)
+        check_training(lambda t, v: train_attention_gru(t, v, lr=1e-9), *exercise_data)
     with pytest.raises(CheckFailed, match="train 15 epochs"):
-        check_training(lambda t, v: train_attention_gru(t, v, epochs=2), *exercise_sets)
+        check_training(lambda t, v: train_attention_gru(t, v, epochs=2), *exercise_data)
     with pytest.raises(CheckFailed, match="return the Trainer"):
-        check_training(lambda t, v: None, *exercise_sets)
+        check_training(lambda t, v: None, *exercise_data)
 
 
 def stay_ade(n, rng, last_only=False):

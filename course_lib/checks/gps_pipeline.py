@@ -1,14 +1,15 @@
 """Self-checks for Chapter 6's pipeline exercises: the figures, the models, training, the floor.
 
 The figure checks read the data back from the figure your function returns (the lines'
-coordinates), so they check *what* is drawn, not how it looks; the figure stays open and
-shows under the check. Positions are ``[lat, lon]`` degrees, fixes ``[lat, lon, time]``.
+coordinates), so they check *what* is drawn, not how it looks; they close the figure they
+asked for (draw your own with a call of your function). Positions are ``[lat, lon]`` degrees, fixes ``[lat, lon, time]``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib.axes import Axes
@@ -21,6 +22,12 @@ from course_lib.gps import FLORENCE
 from course_lib.points_transformer import SelfAttentionConfig, SelfAttentionEncoderDecoder
 from course_lib.seq2seq import Decoder, Encoder, EncoderDecoder
 from course_lib.seq2seq_attention import AttentionDecoder
+from course_lib.trajectories import (
+    TrajectoryFeatures,
+    constant_velocity,
+    stay,
+    trajectory_datasets,
+)
 
 __all__ = [
     "check_plot_trajectories",
@@ -35,9 +42,10 @@ STAY_FLOOR_M = 98.94
 
 
 def _figure(got, name: str) -> list[Axes]:
-    """The visible axes of the figure a plotting answer returned."""
+    """The visible axes of the figure a plotting answer returned; the figure is closed."""
     if not isinstance(got, Figure):
         raise CheckFailed(f"{name} should return the matplotlib Figure (fig), got {type(got).__name__}")
+    plt.close(got)  # read back, not shown a second time
     return [ax for ax in got.axes if ax.get_visible()]
 
 
@@ -133,11 +141,17 @@ def check_models(build_models: Callable) -> None:
     print("✓ build_models: three models of the chapter's sizes, each (B, 5, 2) -> (B, 3, 2).")
 
 
-def check_training(train_attention_gru: Callable, train_set, valid_set) -> None:
-    """Check ``train_attention_gru(train_set, valid_set) -> Trainer`` on the exercise's data:
-    15 epochs of a GRU with attention, and a validation loss in the range the recipe reaches
-    (0.30 to 0.46 in scaled units; the reference run reached 0.38), below *stay*'s."""
+def check_training(train_attention_gru: Callable, train, valid) -> None:
+    """Check ``train_attention_gru(train_set, valid_set) -> Trainer`` on the exercise's data.
+
+    ``train`` and ``valid`` are ``(observed, future)`` pairs; the check builds the datasets
+    of exercise 2 from them (items ``(source, target)``, scaled on ``train``) and expects 15
+    epochs of a GRU with attention, ending at a validation loss in the range the recipe
+    reaches (0.30 to 0.46 in scaled units; the reference run reached 0.38), below *stay*'s.
+    """
     __tracebackhide__ = True
+    train_set, valid_set = trajectory_datasets(TrajectoryFeatures.fit(*train), train, valid,
+                                               teacher_forcing=False)
     name = "train_attention_gru"
     trainer = call_student(train_attention_gru, name, train_set, valid_set)
     losses, val_losses = getattr(trainer, "losses", None), getattr(trainer, "val_losses", None)
@@ -162,12 +176,18 @@ def check_training(train_attention_gru: Callable, train_set, valid_set) -> None:
     print(f"✓ {name}: 15 epochs; the validation loss is in the recipe's range and below stay's.")
 
 
-def check_plot_predictions(plot_predictions: Callable, observed, future, predictions: dict,
-                           n: int) -> None:
+def check_plot_predictions(plot_predictions: Callable, observed, future, n: int) -> None:
     """Check ``plot_predictions(observed, future, predictions, n) -> fig``: one panel per
-    trajectory, in metres from its last observed fix, with every predictor's points."""
+    trajectory, in metres from its last observed fix, with every predictor's points.
+
+    ``observed`` ``(N, S, 3)`` and ``future`` ``(N, T, 3)`` are fixes; the check passes the
+    future's ``[lat, lon]`` and two predictors, *stay* and constant velocity.
+    """
     __tracebackhide__ = True
     name = "plot_predictions"
+    future, when = future[..., :2], future[..., 2]
+    predictions = {"stay": stay(observed, future.shape[1]),
+                   "constant velocity": constant_velocity(observed, when)}
     axes = _figure(call_student(plot_predictions, name, observed, future, predictions, n), name)
     if len(axes) != n:
         raise CheckFailed(f"{name}: draw one panel per trajectory ({n}), found {len(axes)} "
