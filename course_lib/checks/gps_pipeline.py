@@ -7,6 +7,8 @@ asked for (draw your own with a call of your function). Positions are ``[lat, lo
 
 from __future__ import annotations
 
+import contextlib
+import io
 from collections.abc import Callable
 
 import matplotlib.pyplot as plt
@@ -153,7 +155,8 @@ def check_training(train_attention_gru: Callable, train, valid) -> None:
     train_set, valid_set = trajectory_datasets(TrajectoryFeatures.fit(*train), train, valid,
                                                teacher_forcing=False)
     name = "train_attention_gru"
-    trainer = call_student(train_attention_gru, name, train_set, valid_set)
+    with contextlib.redirect_stdout(io.StringIO()):  # the progress bar of a second run
+        trainer = call_student(train_attention_gru, name, train_set, valid_set)
     losses, val_losses = getattr(trainer, "losses", None), getattr(trainer, "val_losses", None)
     if losses is None or val_losses is None:
         raise CheckFailed(f"{name} should return the Trainer (with .losses and .val_losses), "
