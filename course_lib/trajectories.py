@@ -200,6 +200,21 @@ def stay(observed, horizon: int) -> np.ndarray:
     return np.repeat(seen[:, -1:, :2], horizon, axis=1)
 
 
+def _extrapolation(observed, times, min_fixes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Fixes ``(N, S, 3)`` and the seconds ``(N, T)`` from the last one to each of ``times``."""
+    seen = _track(observed, "observed")
+    when = np.asarray(times, dtype=np.float64)
+    if seen.shape[1] < min_fixes or when.ndim != 2 or when.shape[0] != seen.shape[0]:
+        raise ValueError(
+            f"need observed (N, S>={min_fixes}, 3) and times (N, T), got {seen.shape} and "
+            f"{when.shape}"
+        )
+    ahead = when - seen[:, -1:, 2]  # (N, T) seconds after the last fix
+    if np.any(ahead <= 0):
+        raise ValueError("times must come after the last observed fix")
+    return seen, ahead
+
+
 def constant_velocity(observed, times) -> np.ndarray:
     """Baseline: keep the velocity between the last two observed fixes.
 
@@ -210,17 +225,9 @@ def constant_velocity(observed, times) -> np.ndarray:
     Returns:
         Predicted ``[lat, lon]``, ``(N, T, 2)``.
     """
-    seen = _track(observed, "observed")
-    when = np.asarray(times, dtype=np.float64)
-    if seen.shape[1] < 2 or when.ndim != 2 or when.shape[0] != seen.shape[0]:
-        raise ValueError(
-            f"need observed (N, S>=2, 3) and times (N, T), got {seen.shape} and {when.shape}"
-        )
+    seen, ahead = _extrapolation(observed, times, 2)
     step = to_local(seen[:, -2, :2], seen[:, -1, :2])  # (N, 2): previous fix from the last one
     velocity = -step / time_deltas(seen[:, -2:])  # (N, 2) metres per second
-    ahead = when - seen[:, -1:, 2]  # (N, T) seconds after the last fix
-    if np.any(ahead <= 0):
-        raise ValueError("times must come after the last observed fix")
     return from_local(velocity[:, None] * ahead[..., None], seen[:, -1:, :2])  # (N, T, 2)
 
 
@@ -236,9 +243,10 @@ def constant_turn_rate(observed, times) -> np.ndarray:
     The direction of the chord between two fixes is the heading halfway between them (on
     a circular arc, exactly). The two last chords give two headings, their difference
     over the time between the chords' midpoints the turn rate ``w``; the speed is the
-    last step's arc length over its duration. The object then moves on the circle these define: heading
-    ``theta(s) = theta_last + w (s + dt / 2)`` at ``s`` seconds after the last fix, where
-    ``dt`` is the last interval. With ``w = 0`` this is :func:`constant_velocity`.
+    last step's arc length over its duration. The object then moves on the circle these
+    define: heading ``theta(s) = theta_last + w (s + dt / 2)`` at ``s`` seconds after the
+    last fix, where ``dt`` is the last interval. With ``w = 0`` this is
+    :func:`constant_velocity`.
 
     Args:
         observed: ``(N, S, 3)`` fixes ``[lat, lon, time]``, ``S >= 3``.
@@ -247,12 +255,7 @@ def constant_turn_rate(observed, times) -> np.ndarray:
     Returns:
         Predicted ``[lat, lon]``, ``(N, T, 2)``.
     """
-    seen = _track(observed, "observed")
-    when = np.asarray(times, dtype=np.float64)
-    if seen.shape[1] < 3 or when.ndim != 2 or when.shape[0] != seen.shape[0]:
-        raise ValueError(
-            f"need observed (N, S>=3, 3) and times (N, T), got {seen.shape} and {when.shape}"
-        )
+    seen, ahead = _extrapolation(observed, times, 3)
     en = to_local(seen[:, -3:, :2], seen[:, -1:, :2])  # (N, 3, 2) metres from the last fix
     dt = time_deltas(seen[:, -3:])  # (N, 2) seconds
     chord = np.diff(en, axis=1)  # (N, 2, 2): the two last steps
@@ -262,9 +265,6 @@ def constant_turn_rate(observed, times) -> np.ndarray:
     # The arc of the last step is longer than its chord by 1 / sinc(w dt / 2).
     arc = dt[:, 1] * np.sinc(rate * dt[:, 1] / 2 / np.pi)  # (N,) seconds x chord / arc
     speed = np.linalg.norm(chord[:, 1], axis=-1) / arc  # (N,) metres per second
-    ahead = when - seen[:, -1:, 2]  # (N, T) seconds after the last fix
-    if np.any(ahead <= 0):
-        raise ValueError("times must come after the last observed fix")
     w = rate[:, None]  # (N, 1)
     start = heading[:, 1:] + w * dt[:, 1:] / 2  # (N, 1): heading at the last fix
     # Integrate speed * (cos, sin)(start + w s) over s in [0, ahead]; sinc keeps w -> 0 exact.
