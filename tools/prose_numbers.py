@@ -1,0 +1,176 @@
+"""Numbers in a chapter's prose, checked against the chapter's own executed outputs.
+
+    python tools/prose_numbers.py [NOTEBOOK ...]    (default: every chapter)
+
+The rule (README, "For authors"): every number that a markdown cell states is
+
+1. **found in the outputs** of the notebook's code cells, as printed or as a longer printed
+   number rounds to it (prose ``75.6`` is found in an output ``75.62``; ``0.07`` in
+   ``+0.07``; signs are not compared, so ranges such as ``0.07–0.66`` read naturally);
+2. or a **constant of its code**: a literal in one of its code cells (``EPOCHS = 30``);
+3. or **marked as coming from elsewhere** in the same sentence: a citation
+   (``{cite}`key```) or a visible tag ``[source: ...]`` naming the lecture, a paper or a
+   benchmark run and its date. The tag is plain text, so a reader sees it in Jupyter and
+   on Colab as well as on the rendered page.
+
+Not checked: numbers inside inline code, maths, links and directive lines; chapter,
+exercise, section and figure numbers ("Chapter 3", "exercise 7"); years (1900-2099); and
+the integers 0 to 10, which the prose uses as words ("5 fixes", "2 layers").
+
+Orderings and words ("beats", "a third") cannot be checked this way: those sentences get a
+claim cell. A number that fails is reported with the notebook, the markdown cell (its
+0-based index) and the sentence, so a stale sentence is found before a reader finds it.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import nbtools  # noqa: E402
+
+#: A number as prose and outputs write it: 1,234.5  0.0137  26,242  1e-3  3.5e+02
+NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[eE]([-+]?\d+))?(?![\w])")
+SOURCE_TAG = re.compile(r"\[source:[^\]]+\]")
+CITATION = re.compile(r"\{cite(?::\w+)?\}`[^`]*`")
+# Parts of markdown whose numbers are not prose: maths, code, roles, links' targets, HTML.
+HIDDEN = [
+    re.compile(r"\$\$.*?\$\$", re.S),
+    re.compile(r"\$[^$\n]+\$"),
+    re.compile(r"```.*?```", re.S),
+    re.compile(r"`[^`\n]*`"),
+    re.compile(r"\]\([^)]*\)"),
+    re.compile(r"<[^>\n]+>"),
+    re.compile(r"^:\w[\w-]*:.*$", re.M),  # directive options (:label:, :class:)
+    re.compile(r"!\[[^\]]*\]"),
+]
+STRUCTURE = re.compile(
+    r"\b(?:[Cc]hapters?|[Ee]xercises?|[Ss]ections?|[Ff]igures?|[Ss]eeds?|[Cc]ells?|[Ii]ssues?|"
+    r"[Ss]teps?|[Ll]ayers?|[Hh]eads?|[Ee]pochs?)\s+((?:\d+[a-c]?(?:\s*(?:[-–,]|and|to|or)\s*)?)+)"
+)
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(*_])|\n\s*\n|\n\s*[-*] ")
+
+
+@dataclass(frozen=True)
+class Stale:
+    """A prose number that is neither in the outputs nor in the code, nor marked."""
+
+    notebook: str
+    cell: int
+    number: str
+    sentence: str
+
+    def __str__(self) -> str:
+        return (f"{self.notebook}, markdown cell {self.cell}: {self.number!r} is not in the "
+                f"outputs or the code, and has no [source: ...] tag: {self.sentence!r}")
+
+
+def _value(match: re.Match) -> tuple[float, int]:
+    """The number and its count of decimals."""
+    whole, frac, exp = match.group(1), match.group(2) or "", match.group(3)
+    text = whole.replace(",", "") + frac
+    value = float(text) * (10 ** int(exp) if exp else 1)
+    decimals = max(len(frac) - 1, 0) - (int(exp) if exp else 0)
+    return value, max(decimals, 0)
+
+
+def numbers_in(text: str) -> list[tuple[float, int]]:
+    """Every number of ``text`` with its decimals (commas as thousands separators)."""
+    return [_value(m) for m in NUMBER.finditer(text)]
+
+
+def _hide(text: str) -> str:
+    for pattern in HIDDEN:
+        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    return text
+
+
+def _structural(text: str) -> set[tuple[int, int]]:
+    """Character spans of chapter / exercise / ... numbers."""
+    spans = set()
+    for m in STRUCTURE.finditer(text):
+        for n in NUMBER.finditer(m.group(1)):
+            spans.add((m.start(1) + n.start(), m.start(1) + n.end()))
+    return spans
+
+
+class Evidence:
+    """What a notebook's prose may quote: its outputs' numbers and its code's constants."""
+
+    def __init__(self, nb) -> None:
+        outputs, code = [], []
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            code.append(cell.source)
+            for out in cell.get("outputs", []):
+                outputs.append(out.get("text", ""))
+                outputs.append(out.get("data", {}).get("text/plain", ""))
+        self.printed = numbers_in("\n".join(outputs))
+        self.constants = {v for v, _ in numbers_in("\n".join(code))}
+
+    def supports(self, value: float, decimals: int) -> bool:
+        if value in self.constants:
+            return True
+        scale = 10**decimals
+        return any(round(v * scale) == round(value * scale) and d >= decimals
+                   or (d < decimals and v == value)
+                   for v, d in self.printed)
+
+
+def check(path: Path) -> list[Stale]:
+    """The unsupported numbers of one notebook's prose."""
+    nb = nbtools.read(path)
+    evidence = Evidence(nb)
+    stale = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        text = _hide(cell.source)
+        skip = _structural(text)
+        for sentence in _sentences(text):
+            start, body = sentence
+            if SOURCE_TAG.search(body) or CITATION.search(cell.source[start:start + len(body)]):
+                continue
+            for m in NUMBER.finditer(body):
+                span = (start + m.start(), start + m.end())
+                value, decimals = _value(m)
+                if span in skip or _exempt(value, decimals, body, m):
+                    continue
+                if not evidence.supports(value, decimals):
+                    words = " ".join(cell.source[start:start + len(body)].split())
+                    stale.append(Stale(path.name, index, m.group(0), words[:160]))
+    return stale
+
+
+def _sentences(text: str) -> list[tuple[int, str]]:
+    parts, start = [], 0
+    for m in SENTENCE_END.finditer(text):
+        parts.append((start, text[start:m.start()]))
+        start = m.end()
+    parts.append((start, text[start:]))
+    return parts
+
+
+def _exempt(value: float, decimals: int, body: str, m: re.Match) -> bool:
+    if decimals == 0 and value <= 10:
+        return True
+    if decimals == 0 and 1900 <= value <= 2099 and "," not in m.group(0):
+        return True  # a year
+    return False
+
+
+def main(argv: list[str]) -> int:
+    paths = [Path(a) for a in argv] or nbtools.chapter_notebooks()
+    failures = [s for p in paths for s in check(p)]
+    for s in failures:
+        print(s)
+    print(f"{len(failures)} unsupported prose numbers in {len(paths)} notebooks")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
