@@ -11,7 +11,8 @@ The rule (README, "For authors"): every number that a markdown cell states is
 3. or **marked as coming from elsewhere** in the same sentence: a citation
    (``{cite}`key```) or a visible tag ``[source: ...]`` naming the lecture, a paper or a
    benchmark run and its date. The tag is plain text, so a reader sees it in Jupyter and
-   on Colab as well as on the rendered page.
+   on Colab as well as on the rendered page. A tag in the paragraph just before a table
+   covers the table.
 
 Not checked: numbers inside inline code, maths, links and directive lines; chapter,
 exercise, section and figure numbers ("Chapter 3", "exercise 7"); years (1900-2099); and
@@ -131,9 +132,12 @@ def check(path: Path) -> list[Stale]:
             continue
         text = _hide(cell.source)
         skip = _structural(text)
+        covered = _tagged_tables(cell.source)
         for sentence in _sentences(text):
             start, body = sentence
             if SOURCE_TAG.search(body) or CITATION.search(cell.source[start:start + len(body)]):
+                continue
+            if any(a <= start < b for a, b in covered):
                 continue
             for m in NUMBER.finditer(body):
                 span = (start + m.start(), start + m.end())
@@ -144,6 +148,18 @@ def check(path: Path) -> list[Stale]:
                     words = " ".join(cell.source[start:start + len(body)].split())
                     stale.append(Stale(path.name, index, m.group(0), words[:160]))
     return stale
+
+
+def _tagged_tables(source: str) -> list[tuple[int, int]]:
+    """Character spans of the tables whose preceding paragraph carries a source tag."""
+    spans, previous, offset = [], "", 0
+    for block in re.split(r"(\n\s*\n)", source):
+        if block.lstrip().startswith("|") and SOURCE_TAG.search(previous):
+            spans.append((offset, offset + len(block)))
+        if block.strip():
+            previous = block
+        offset += len(block)
+    return spans
 
 
 def _sentences(text: str) -> list[tuple[int, str]]:
