@@ -51,8 +51,9 @@ def test_printed_rounding_code_constants_and_source_tags(tmp_path):
     assert stale_numbers(tmp_path, "We train for 30 epochs.", "", "EPOCHS = 30") == []
     assert stale_numbers(tmp_path, "The lecture got 0.9526 [source: the lecture].", out) == []
     assert stale_numbers(tmp_path, "Chapter 12, in 2017, with 5 heads: `x = 99.9`.", out) == []
-    # a sentence's tag does not cover the next sentence
-    assert stale_numbers(tmp_path, "A 0.5 [source: X]. B 0.25.", out) == ["0.25"]
+    # a tag covers its paragraph, not the next one
+    assert stale_numbers(tmp_path, "A 0.5 [source: X]. B 0.75.", out) == []
+    assert stale_numbers(tmp_path, "A 0.5 [source: X].\n\nB 0.75.", out) == ["0.75"]
     # a tag in the paragraph before a table covers the table, and only then
     table = "| a | b |\n|---|---|\n| 0.31 | 42 |"
     assert stale_numbers(tmp_path, f"Runs elsewhere [source: Y]:\n\n{table}", out) == []

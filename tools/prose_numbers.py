@@ -8,11 +8,11 @@ The rule (README, "For authors"): every number that a markdown cell states is
    number rounds to it (prose ``75.6`` is found in an output ``75.62``; ``0.07`` in
    ``+0.07``; signs are not compared, so ranges such as ``0.07–0.66`` read naturally);
 2. or a **constant of its code**: a literal in one of its code cells (``EPOCHS = 30``);
-3. or **marked as coming from elsewhere** in the same sentence: a citation
-   (``{cite}`key```) or a visible tag ``[source: ...]`` naming the lecture, a paper or a
-   benchmark run and its date. The tag is plain text, so a reader sees it in Jupyter and
-   on Colab as well as on the rendered page. A tag in the paragraph just before a table
-   covers the table.
+3. or **marked as coming from elsewhere**: a visible tag ``[source: ...]`` naming the
+   lecture, a paper, another chapter or a benchmark run and its date covers its paragraph
+   (and a table right after it); a citation (``{cite}`key```) covers its sentence. The tag
+   is plain text, so a reader sees it in Jupyter and on Colab as well as on the rendered
+   page.
 
 Not checked: numbers inside inline code, maths, links and directive lines; chapter,
 exercise, section and figure numbers ("Chapter 3", "exercise 7"); years (1900-2099); and
@@ -132,10 +132,10 @@ def check(path: Path) -> list[Stale]:
             continue
         text = _hide(cell.source)
         skip = _structural(text)
-        covered = _tagged_tables(cell.source)
+        covered = _tagged_blocks(cell.source)
         for sentence in _sentences(text):
             start, body = sentence
-            if SOURCE_TAG.search(body) or CITATION.search(cell.source[start:start + len(body)]):
+            if CITATION.search(cell.source[start:start + len(body)]):
                 continue
             if any(a <= start < b for a, b in covered):
                 continue
@@ -150,11 +150,13 @@ def check(path: Path) -> list[Stale]:
     return stale
 
 
-def _tagged_tables(source: str) -> list[tuple[int, int]]:
-    """Character spans of the tables whose preceding paragraph carries a source tag."""
+def _tagged_blocks(source: str) -> list[tuple[int, int]]:
+    """Character spans of the paragraphs that carry a source tag, and of a table after one."""
     spans, previous, offset = [], "", 0
     for block in re.split(r"(\n\s*\n)", source):
-        if block.lstrip().startswith("|") and SOURCE_TAG.search(previous):
+        tagged = SOURCE_TAG.search(block) or (
+            block.lstrip().startswith("|") and SOURCE_TAG.search(previous))
+        if tagged:
             spans.append((offset, offset + len(block)))
         if block.strip():
             previous = block
