@@ -2,7 +2,8 @@
 
 The figure checks read the data back from the figure your function returns (the lines'
 coordinates), so they check *what* is drawn, not how it looks; they close the figure they
-asked for (draw your own with a call of your function). Positions are ``[lat, lon]`` degrees, fixes ``[lat, lon, time]``.
+asked for (draw your own with a call of your function). Positions are ``[lat, lon]``
+degrees, fixes ``[lat, lon, time]``.
 """
 
 from __future__ import annotations
