@@ -142,7 +142,7 @@ def check(path: Path) -> list[Stale]:
             for m in NUMBER.finditer(body):
                 span = (start + m.start(), start + m.end())
                 value, decimals = _value(m)
-                if span in skip or _exempt(value, decimals, body, m):
+                if span in skip or _exempt(value, decimals, m.group(0)):
                     continue
                 if not evidence.supports(value, decimals):
                     words = " ".join(cell.source[start:start + len(body)].split())
@@ -173,12 +173,11 @@ def _sentences(text: str) -> list[tuple[int, str]]:
     return parts
 
 
-def _exempt(value: float, decimals: int, body: str, m: re.Match) -> bool:
+def _exempt(value: float, decimals: int, text: str) -> bool:
+    """The integers 0 to 10 (words in the prose) and years."""
     if decimals == 0 and value <= 10:
         return True
-    if decimals == 0 and 1900 <= value <= 2099 and "," not in m.group(0):
-        return True  # a year
-    return False
+    return decimals == 0 and 1900 <= value <= 2099 and "," not in text
 
 
 def main(argv: list[str]) -> int:
