@@ -4,6 +4,7 @@ import nbformat
 import pytest
 
 import make_student as ms
+import nbtools
 
 
 def chapter(tmp_path, cells):
@@ -105,3 +106,20 @@ def test_solution_figures_become_embedded_target_figures(tmp_path):
     assert target.startswith("**Target figure**")
     assert target.endswith(f"(data:image/png;base64,{png})")  # the bytes, newline stripped
     assert cells[3].source == "plot(check)" and not cells[3].outputs
+
+
+def test_myst_roles_become_markdown_jupyter_renders():
+    text = ("See {class}`~course_lib.attention.Attention`, {func}`course_lib.geo.haversine`, "
+            "{doc}`02b_scoring_functions`, {doc}`the scores <02b_scoring_functions>` and "
+            "{cite}`vaswani2017attention`.")
+    assert ms.plain_roles(text) == (
+        "See `Attention`, `course_lib.geo.haversine`, "
+        "[02b_scoring_functions](../chapters/02b_scoring_functions.ipynb), "
+        "[the scores](../chapters/02b_scoring_functions.ipynb) and [vaswani2017attention].")
+
+
+def test_student_notebooks_hold_no_raw_roles():
+    for path in nbtools.student_notebooks():
+        for cell in nbtools.read(path).cells:
+            if cell.cell_type == "markdown":
+                assert not ms.ROLE.search(cell.source), (path.name, cell.source[:200])

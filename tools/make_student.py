@@ -91,6 +91,33 @@ def strip_solution(source: str, where: str) -> str:
     return "\n".join(out)
 
 
+ROLE = re.compile(r"\{(?P<role>[a-z:]+)\}`(?P<text>[^`]*)`")
+
+
+def plain_roles(source: str) -> str:
+    """MyST roles as the Markdown that Jupyter and Colab render (they show roles as raw text).
+
+    ``{class}`~a.b.C``` becomes ```C```, ``{doc}`name``` a link to that chapter,
+    ``{ref}`text <label>``` its text, ``{cite}`key``` ``[key]``.
+    """
+
+    def replace(match: re.Match) -> str:
+        role, text = match["role"], match["text"]
+        label = re.match(r"(?P<title>.*?)\s*<(?P<target>[^>]+)>$", text, re.S)
+        title, target = (label["title"], label["target"]) if label else (None, text)
+        if role in ("class", "func", "meth", "mod", "data", "attr", "obj", "py:class"):
+            name = target.lstrip("~").split(".")[-1] if target.startswith("~") else target
+            return f"`{title or name}`"
+        if role == "doc":
+            page = target.split("/")[-1]
+            return f"[{title or page}](../chapters/{page}.ipynb)"
+        if role == "cite":
+            return f"[{target}]"
+        return title or target
+
+    return ROLE.sub(replace, source)
+
+
 def exercise_markdown(source: str, number: int) -> str:
     def replace(match: re.Match) -> str:
         title = match["title"].strip()
@@ -157,11 +184,12 @@ def build_student(chapter: Path, keep_solutions: bool = False) -> nbformat.Noteb
                 continue
             if "```{exercise}" in src:
                 number += 1
-                cells.append(nbformat.v4.new_markdown_cell(exercise_markdown(cell.source, number)))
+                text = plain_roles(exercise_markdown(cell.source, number))
+                cells.append(nbformat.v4.new_markdown_cell(text))
                 if SOLUTION.search(cell.source):  # its written solution shares the cell
                     cells.append(nbformat.v4.new_markdown_cell(ANSWER))
             else:
-                cells.append(nbformat.v4.new_markdown_cell(cell.source))
+                cells.append(nbformat.v4.new_markdown_cell(plain_roles(cell.source)))
         elif cell.cell_type == "code":
             opening = False
             has_markers = BEGIN in cell.source
