@@ -214,9 +214,16 @@ def _draw_square(ax, source, target, predicted, direction, source_len: int) -> N
     for i, point in enumerate(np.vstack([source] + ([target] if target is not None else []))):
         ax.annotate(str(i + 1), point, textcoords="offset points", xytext=(6, 6), fontsize=9)
     if predicted is not None:  # a prediction carries the number of the point it predicts
+        labels: list[list] = []  # [point, text]: predictions that overlap share one label
         for i, point in enumerate(predicted, start=source_len + 1):
-            ax.annotate(str(i), point, textcoords="offset points", xytext=(-12, -13),
-                        fontsize=9, color=PREDICTED_COLOR, fontweight="bold")
+            near = [label for label in labels if np.linalg.norm(label[0] - point) < 0.3]
+            if near:
+                near[0][1] += f",{i}"
+            else:
+                labels.append([point, str(i)])
+        for point, text in labels:
+            ax.annotate(text, point, textcoords="offset points", xytext=(-12, -13),
+                        fontsize=9, color=PREDICTED_COLOR, fontweight="bold", ha="right")
     name = "clockwise" if direction == CLOCKWISE else "counter-clockwise"
     ax.set_title(name, fontsize=10)
     ax.set_xlim(-1.7, 1.7)

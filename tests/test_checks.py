@@ -5,7 +5,12 @@ import math
 import pytest
 import torch
 
-from course_lib.checks import CheckFailed, check_decoder_inputs, check_greedy_decode, check_gru_cell
+from course_lib.checks import (
+    CheckFailed,
+    check_decoder_inputs,
+    check_gru_cell,
+    check_scheduled_decode,
+)
 
 
 def gru_cell(x, h, w_ih, w_hh, b_ih, b_hh, order=(0, 1, 2), flip_z=False, bias_outside=False):
@@ -63,26 +68,106 @@ def test_decoder_inputs():
         check_decoder_inputs(lambda s, t: torch.cat([s[:, -1:], t], 1))
 
 
-def greedy(encoder, decoder, source, target_len, feed_back=True, carry=True):
+def scheduled(encoder, decoder, source, target, p, generator, *, coins="sequence",
+              first_coin=False, last_coin=False, use_generator=True, carry=True,
+              look_ahead=False, detach=None):
+    """Scheduled sampling with one coin per sequence, and classic ways to get it wrong.
+
+    coins: "sequence" (right), "shared" (one per step), "first" (B drawn, the first used
+    for all), "features" (the (B,) coins broadcast over the last axis), "inverted" (True
+    means the prediction), "if" (a Python if on the (B,) coins).
+    """
+    b, t_len, _ = target.shape
     _, final = encoder(source)
-    x, hidden, outs = source[:, -1:], final, []
-    for _ in range(target_len):
+    if detach == "encoder":
+        final = final.detach()
+    hidden, x, outs = final, source[:, -1:], []
+
+    def draw(shape):
+        return torch.rand(shape, generator=generator if use_generator else None) < p
+
+    if first_coin:
+        draw(b)
+    for t in range(t_len):
+        if t > 0:
+            truth = target[:, t : t + 1] if look_ahead else target[:, t - 1 : t]
+            if coins == "shared":
+                x = truth if bool(draw(1)) else outs[-1]
+            elif coins == "features":
+                x = torch.where(draw(b), truth, outs[-1])
+            elif coins == "inverted":
+                x = torch.where(draw(b)[:, None, None], outs[-1], truth)
+            elif coins == "first":  # one number per sequence, the first one for all
+                x = truth if bool(draw(b)[0]) else outs[-1]
+            elif coins == "if":
+                x = truth if draw(b) else outs[-1]
+            else:
+                x = torch.where(draw(b)[:, None, None], truth, outs[-1])
         out, new_hidden, _ = decoder(x, hidden)
         outs.append(out)
-        x = out if feed_back else source[:, -1:]
         hidden = new_hidden if carry else final
-    return torch.cat(outs, 1)
+    if last_coin:  # as the library does: a coin after every step, the last one unused
+        draw(b)
+    result = torch.cat(outs, 1)
+    return result.detach() if detach == "output" else result
 
 
-def test_greedy_decode():
-    check_greedy_decode(greedy)
-    with pytest.raises(CheckFailed, match="every step produced the same point"):
-        check_greedy_decode(lambda *a: greedy(*a, feed_back=False, carry=False))
-    with pytest.raises(CheckFailed, match="hidden state is not"):
-        check_greedy_decode(lambda *a: greedy(*a, carry=False))
+def test_scheduled_decode_right_answer_passes(capsys):
+    check_scheduled_decode(scheduled)
+    assert "✓ decode_scheduled: all 7 cases agree" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("check", [check_gru_cell, check_decoder_inputs, check_greedy_decode])
+def test_scheduled_decode_reference_agrees_with_the_library_at_p_0_and_1():
+    from course_lib.checks.seq2seq import _scheduled_decoding
+    from course_lib.seq2seq import Decoder, Encoder, EncoderDecoder
+
+    torch.manual_seed(0)
+    encoder, decoder = Encoder(2, 3), Decoder(2, 3)
+    source, target = torch.randn(4, 3, 2), torch.randn(4, 5, 2)
+    model = EncoderDecoder(encoder, decoder, target_len=5)
+    with torch.no_grad():
+        free = _scheduled_decoding(encoder, decoder, source, target, 0.0, seed=1)[0]
+        forced = _scheduled_decoding(encoder, decoder, source, target, 1.0, seed=1)[0]
+        assert torch.allclose(free, model.eval()(source), atol=1e-6)
+        model.teacher_forcing_prob = 1.0
+        assert torch.allclose(forced, model.train()(source, target), atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"coins": "shared"}, "shared by the whole batch"),
+        ({"coins": "features"}, r"seem to be broadcast.*coins\[:, None, None\]"),
+        ({"coins": "first"}, "same branch at every step"),
+        ({"coins": "inverted"}, "with p = 0 the decoder was teacher forced"),
+        ({"coins": "if"}, "a Python `if` cannot use them"),
+        ({"first_coin": True}, "a coin is drawn before step 0 too"),
+        ({"last_coin": True}, "the coin after the last step decides nothing"),
+        ({"use_generator": False}, "never drew from `generator`"),
+        ({"carry": False}, "hidden state is not"),
+        ({"look_ahead": True}, "the very point it must predict"),
+        ({"detach": "output"}, "do not require grad"),
+        ({"detach": "encoder"}, "no gradient reaches the encoder"),
+    ],
+)
+def test_scheduled_decode_known_mistakes_are_named(kwargs, message):
+    with pytest.raises(CheckFailed, match=message):
+        check_scheduled_decode(lambda *a: scheduled(*a, **kwargs))
+
+
+def test_scheduled_decode_features_broadcast_is_named_where_it_runs():
+    # only where B == F do the (B,) coins broadcast silently along the features
+    def features_if_they_fit(*a):
+        b, f = a[3].shape[0], a[3].shape[2]
+        return scheduled(*a, coins="features" if b == f else "sequence")
+
+    with pytest.raises(CheckFailed, match="were broadcast along the features"):
+        check_scheduled_decode(features_if_they_fit)
+
+
+@pytest.mark.parametrize(
+    "check", [check_gru_cell, check_decoder_inputs, check_scheduled_decode]
+)
 def test_unimplemented_answers_fail_with_a_message(check):
     with pytest.raises(CheckFailed, match="not implemented yet"):
         check(not_implemented)
@@ -101,8 +186,8 @@ def test_student_errors_are_reported_not_hidden():
 # --- Chapter 2 ----------------------------------------------------------------------------
 
 from course_lib.checks import (  # noqa: E402
-    check_additive_scores,
     check_attention_step,
+    check_general_scores,
     check_masked_softmax,
     check_scaled_dot_product_attention,
 )
@@ -146,19 +231,54 @@ def test_scaled_dot_product_attention_check():
         check_scaled_dot_product_attention(not_implemented)
 
 
-def additive(q, k, w_q, w_k, w_v, tanh=True):
-    features = (q @ w_q.T).unsqueeze(2) + (k @ w_k.T).unsqueeze(1)
-    return ((torch.tanh(features) if tanh else features) @ w_v.T).squeeze(-1)
+def general(q, k, w, scale=None, softmax=False, transpose=False):
+    scores = q @ (w.T if transpose else w) @ k.transpose(-2, -1)  # (B, T, S)
+    if scale is not None:
+        scores = scores / math.sqrt(q.shape[-1] if scale == "query" else k.shape[-1])
+    return scores.softmax(-1) if softmax else scores
 
 
-def test_additive_scores_check():
-    check_additive_scores(additive)
-    with pytest.raises(CheckFailed, match="tanh is missing"):
-        check_additive_scores(lambda *a: additive(*a, tanh=False))
-    with pytest.raises(CheckFailed, match="these are the weights"):
-        check_additive_scores(lambda *a: additive(*a).softmax(-1))
-    with pytest.raises(CheckFailed, match="squeeze the last axis"):
-        check_additive_scores(lambda *a: additive(*a).unsqueeze(-1))
+def is_identity(w):
+    return w.shape[0] == w.shape[1] and torch.equal(w, torch.eye(len(w), dtype=w.dtype))
+
+
+def test_general_scores_check(capsys):
+    check_general_scores(general)
+    out = capsys.readouterr().out
+    assert "✓ general_scores: all 5 cases agree" in out
+    assert "With W = I the general score is the dot product" in out
+    check_general_scores(lambda q, k, w: q @ (k @ w.T).transpose(1, 2))  # q . (W k)
+    check_general_scores(lambda *a: torch.einsum("bti,bsj,ij->bts", *a).float())
+    for answer, message in [
+        (lambda *a: general(*a, scale="query"), r"divided by sqrt\(Eq\)"),
+        (lambda *a: general(*a, scale="key"), r"divided by sqrt\(Ek\)"),
+        (lambda *a: general(*a, softmax=True), "these are the weights"),
+        (lambda *a: general(*a, scale="query", softmax=True), "of scaled scores"),
+        (lambda *a: general(*a, transpose=True), "used transposed"),  # shapes clash
+        (lambda q, k, w: general(q, k, w, transpose=w.shape[0] == w.shape[1]),
+         "used transposed"),  # right only where Eq != Ek
+        (lambda q, k, w: general(q, k, w) + 0.5 * is_identity(w),  # wrong only there
+         "with W = I the general score is the dot product"),
+        (lambda *a: general(*a).transpose(1, 2), r"one row per query"),
+        (lambda *a: general(*a)[..., :1], "returned shape"),
+    ]:
+        with pytest.raises(CheckFailed, match=message):
+            check_general_scores(answer)
+    with pytest.raises(CheckFailed, match="not implemented yet"):
+        check_general_scores(not_implemented)
+
+
+def test_general_scores_catches_the_plain_dot_product_after_the_identity_case():
+    # q @ k^T is right for W = I: the check must fail it on the next square case
+    shapes = []
+
+    def dot_product(q, k, w):
+        shapes.append(tuple(w.shape))
+        return q @ k.transpose(-2, -1) if w.shape[0] == w.shape[1] else general(q, k, w)
+
+    with pytest.raises(CheckFailed, match=r"not used.*\(B=3, T=2, S=5, Eq=4, Ek=4\)"):
+        check_general_scores(dot_product)
+    assert shapes == [(3, 5), (4, 4), (4, 4)]  # the identity case passed
 
 
 def attention_step(decoder, x, hidden, memory, mask, scale=True, order="cq", flip=False):
@@ -577,7 +697,8 @@ def test_shift_matrix_check_agrees_with_the_library_table(capsys):
 
 @pytest.mark.parametrize(
     "check, answer",
-    [(check_gru_cell, gru_cell), (check_greedy_decode, greedy), (check_additive_scores, additive),
+    [(check_gru_cell, gru_cell), (check_scheduled_decode, scheduled),
+     (check_general_scores, general),
      (check_attention_step, attention_step), (check_context_only_decoder, context_only()),
      (check_multi_head_attention, mha_forward), (check_encoder_layer, encoder_layer),
      (check_learned_positions, learned_positions()), (check_shift_matrix, shift_matrix),

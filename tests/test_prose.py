@@ -15,7 +15,6 @@ CHAPTERS = nbtools.chapter_notebooks()
 # Chapters whose prose is not converted yet (issue 22). Their check runs and is expected to
 # fail; the xfail is strict, so the day one passes the test fails until it leaves this list.
 PENDING = {
-    "04_positional_encoding.ipynb",  # cell 37 quotes distances its figure shows, not prints
     "05_translation.ipynb",
 }
 

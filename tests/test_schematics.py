@@ -17,6 +17,10 @@ def test_every_schematic_is_committed_and_up_to_date():
     assert not stale, f"run `python tools/draw_schematics.py`: stale {[p.name for p in stale]}"
 
 
+def test_every_drawing_is_registered_with_an_alt_text():
+    assert list(ds.DRAWINGS) == list(SCHEMATICS)  # one function per figure, in the same order
+
+
 def test_check_names_a_stale_file(tmp_path, monkeypatch, capsys):
     import draw_schematics
 

@@ -161,3 +161,15 @@ def test_plot_squares_errors():
 def test_seeds_must_be_integers(seed, error):
     with pytest.raises(error, match="seed"):
         make_squares(4, seed=seed)
+
+
+def test_overlapping_predictions_share_one_label():
+    from course_lib.squares import PREDICTED_COLOR
+
+    walks, directions = square_walks()
+    apart = torch.as_tensor(walks[:1, 2:]).float()  # (1, 2, 2): two distinct corners
+    together = torch.full((1, 2, 2), 0.5)  # both predictions on the same spot
+    for predicted, expected in [(apart, ["3", "4"]), (together, ["3,4"])]:
+        fig = plot_squares(walks[:1], directions[:1], predicted=predicted, n_cols=1)
+        labels = [t.get_text() for t in fig.axes[0].texts if t.get_color() == PREDICTED_COLOR]
+        assert sorted(labels) == expected

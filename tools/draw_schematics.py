@@ -5,11 +5,11 @@
     python tools/draw_schematics.py --check    exit 1 and name the stale files or cells
     python tools/draw_schematics.py --png DIR  also write PNG previews into DIR (for authors)
 
-Six diagrams, one function each (``encoder_decoder``, ``attention_context``, ``multi_head``,
-``transformer_encoder_decoder``, ``three_attentions``, ``attention_decoders``), drawn with
-matplotlib alone: boxes
-are ``FancyBboxPatch``, arrows ``FancyArrowPatch``, formulas mathtext. ``SCHEMATICS`` maps
-each name (the SVG's file stem) to its alt text, one sentence for screen readers.
+Seven diagrams, one function each (``encoder_decoder``, ``attention_context``, ``multi_head``,
+``transformer_encoder_decoder``, ``three_attentions``, ``attention_decoders``,
+``scoring_functions``), drawn with matplotlib alone: boxes are ``FancyBboxPatch``, arrows
+``FancyArrowPatch``, formulas mathtext. ``SCHEMATICS`` maps each name (the SVG's file stem)
+to its alt text, one sentence for screen readers.
 
 The output is byte-identical from run to run, so that ``--check`` and the tests can compare
 the committed files with what the script draws now: the SVG ids come from a fixed hash salt
@@ -91,6 +91,14 @@ SCHEMATICS: dict[str, str] = {
         "x_t before the GRU, and a linear layer turns the new state s_t into x_(t+1)-hat, "
         "with s_t going on to the next step in both."
     ),
+    "scoring_functions": (
+        "Side by side, scaled dot-product attention multiplies Q (B, T, E) by K (B, S, E) "
+        "transposed and scales by 1/sqrt(E), while additive attention projects q (B, T, Eq) "
+        "and k (B, S, Ek) with W_q and W_k, adds them by broadcasting to (B, T, S, h) and "
+        "applies tanh and w_v; both give scores (B, T, S) that an optional mask (True = "
+        "blocked) sets to minus infinity, a softmax over the S keys turns into weights alpha "
+        "(B, T, S), and the weighted sum of the values V (B, S, Ev) is the context (B, T, Ev)."
+    ),
 }
 
 INK, GREY_EDGE, GREY_FILL, BORDER = "#222222", "#555555", "#f0f0f0", "#d0d0d0"
@@ -162,7 +170,7 @@ def _text(ax, x, y, text, size=FONT, **kw):
     ax.text(x, y, text, fontsize=size, linespacing=1.3, **{"ha": "center", "va": "center", **kw})
 
 
-# ---------------------------------------------------------------- the six diagrams
+# ---------------------------------------------------------------- the seven diagrams
 def encoder_decoder() -> Figure:
     fig, ax = _canvas(10, 4.9, "An encoder\N{EN DASH}decoder, unrolled")
     y_in, y_gru, y_lin, y_out = 1.05, 2.1, 3.1, 3.8
@@ -441,9 +449,66 @@ def attention_decoders() -> Figure:
     return fig
 
 
+def scoring_functions() -> Figure:
+    fig, ax = _canvas(11, 5.8, "Two scoring functions, one masked softmax")
+    rows = (4.4, 3.65, 2.9, 2.15, 1.4, 0.65)
+    xl, xm, xr = 2.2, 5.5, 8.8
+    # Left: scaled dot-product scores, Q K^T / sqrt(E).
+    _text(ax, xl, 5.0, "scaled dot-product attention", weight="bold")
+    q = _pill(ax, xl - 0.9, rows[0], "$Q$ (B, T, E)", GREEN, w=1.4, size=SMALL)
+    k = _pill(ax, xl + 0.9, rows[0], "$K$ (B, S, E)", BLUE, w=1.4, size=SMALL)
+    dot = _box(ax, xl, rows[1], 2.4, 0.42, r"matmul $QK^\top$", size=SMALL)
+    _arrow(ax, q.bottom(), dot.top(-0.9), color=GREEN)
+    _arrow(ax, k.bottom(), dot.top(0.9), color=BLUE)
+    scale = _box(ax, xl, rows[2], 1.8, 0.42, "scale by 1/\N{SQUARE ROOT}$E$", size=SMALL)
+    _arrow(ax, dot.bottom(), scale.top())
+    # Middle: the part both share, masked softmax and weighted sum.
+    _text(ax, xm, 5.0, "shared", weight="bold")
+    mask = _box(ax, xm, rows[3], 1.9, 0.6, "mask (optional):\nblocked \N{RIGHTWARDS ARROW} "
+                "\N{MINUS SIGN}\N{INFINITY}", size=SMALL)
+    _arrow(ax, scale.bottom(), (xl, mask.y), mask.left())
+    _text(ax, (xl + mask.left()[0]) / 2 + 0.1, mask.y + 0.2, "scores (B, T, S)", size=SMALL)
+    x0, top = xm - 0.6, 4.15
+    for i in range(3):
+        for j in range(4):
+            _cell(ax, x0 + j * 0.3, top - (i + 1) * 0.3, 0.3, j == 3)
+    _text(ax, xm, top + 0.22, "mask: True = blocked", size=SMALL)
+    _text(ax, xm, top - 1.12, "(B, T, S) or (B, S)", size=SMALL)
+    _arrow(ax, (xm, top - 1.3), mask.top(), ls=(0, (4, 3)))
+    soft = _box(ax, xm, rows[4], 1.9, 0.42, "softmax over S", size=SMALL)
+    _arrow(ax, mask.bottom(), soft.top())
+    total = _box(ax, xm, rows[5], 1.9, 0.42, r"weighted sum $\alpha V$", size=SMALL)
+    _arrow(ax, soft.bottom(), total.top(), color=ORANGE, lw=2)
+    _text(ax, xm + 0.12, (rows[4] + rows[5]) / 2, r"weights $\alpha$ (B, T, S)", size=SMALL,
+          ha="left", color="#b35300")
+    v = _pill(ax, xm - 2.05, rows[5], "$V$ (B, S, $E_v$)", BLUE, w=1.5, size=SMALL)
+    _arrow(ax, v.right(), total.left(), color=BLUE)
+    c = _pill(ax, xm + 2.25, rows[5], "context (B, T, $E_v$)", ORANGE, w=1.85, size=SMALL)
+    _arrow(ax, total.right(), c.left(), color=ORANGE, lw=2)
+    # Right: additive scores, w_v^T tanh(W_q q + W_k k).
+    _text(ax, xr, 5.0, "additive attention", weight="bold")
+    q = _pill(ax, xr - 0.9, rows[0], "$q$ (B, T, $E_q$)", GREEN, w=1.4, size=SMALL)
+    k = _pill(ax, xr + 0.9, rows[0], "$k$ (B, S, $E_k$)", BLUE, w=1.4, size=SMALL)
+    hidden = _box(ax, xr, rows[2], 2.5, 0.42, "broadcast sum (B, T, S, h)", size=SMALL)
+    for pill, name, shape, color in ((q, "$W_q$", "(B, T, h)", GREEN),
+                                     (k, "$W_k$", "(B, S, h)", BLUE)):
+        lin = _box(ax, pill.x, rows[1], 0.8, 0.42, name, size=SMALL)
+        _arrow(ax, pill.bottom(), lin.top(), color=color)
+        _arrow(ax, lin.bottom(), hidden.top(lin.x - xr))
+        _text(ax, lin.x + 0.1, (rows[1] + rows[2]) / 2, shape, size=SMALL, ha="left")
+    tanh = _box(ax, xr + 0.85, rows[3], 0.8, 0.42, "tanh", size=SMALL)
+    _arrow(ax, hidden.bottom(0.85), tanh.top())
+    w_v = _box(ax, xr - 0.55, rows[3], 0.8, 0.42, "$w_v$", size=SMALL)
+    _arrow(ax, tanh.left(), w_v.right())
+    _arrow(ax, w_v.left(), mask.right())
+    _text(ax, (w_v.left()[0] + mask.right()[0]) / 2, mask.y + 0.2, "scores (B, T, S)",
+          size=SMALL)
+    return fig
+
+
 DRAWINGS = {f.__name__: f for f in (encoder_decoder, attention_context, multi_head,
                                      transformer_encoder_decoder, three_attentions,
-                                     attention_decoders)}
+                                     attention_decoders, scoring_functions)}
 
 
 # ---------------------------------------------------------------- files, check, markdown

@@ -11,9 +11,9 @@ One module per chapter; everything is importable from ``course_lib.checks``.
 
 from course_lib.checks._core import CheckFailed
 from course_lib.checks.attention import (
-    check_additive_scores,
     check_attention_step,
     check_context_only_decoder,
+    check_general_scores,
     check_kernel_weights,
     check_masked_softmax,
     check_scaled_dot_product_attention,
@@ -32,7 +32,11 @@ from course_lib.checks.gps_pipeline import (
     check_stay_floor,
     check_training,
 )
-from course_lib.checks.seq2seq import check_decoder_inputs, check_greedy_decode, check_gru_cell
+from course_lib.checks.seq2seq import (
+    check_decoder_inputs,
+    check_gru_cell,
+    check_scheduled_decode,
+)
 from course_lib.checks.transformer import (
     check_encoder_layer,
     check_learned_positions,
@@ -52,12 +56,12 @@ __all__ = [
     # Chapter 1
     "check_gru_cell",
     "check_decoder_inputs",
-    "check_greedy_decode",
+    "check_scheduled_decode",
     # Chapter 2
     "check_kernel_weights",
     "check_masked_softmax",
     "check_scaled_dot_product_attention",
-    "check_additive_scores",
+    "check_general_scores",
     "check_attention_step",
     "check_context_only_decoder",
     # Chapters 3 and 4

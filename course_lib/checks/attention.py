@@ -8,7 +8,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from course_lib.attention import AdditiveAttention, scaled_dot_product_attention
+from course_lib.attention import scaled_dot_product_attention
 from course_lib.checks._core import ATOL, CheckFailed, call_student, compare, fmt, passed
 from course_lib.masking import masked_softmax
 from course_lib.seq2seq_attention import AttentionDecoder
@@ -16,7 +16,7 @@ from course_lib.seq2seq_attention import AttentionDecoder
 __all__ = [
     "check_masked_softmax",
     "check_scaled_dot_product_attention",
-    "check_additive_scores",
+    "check_general_scores",
     "check_attention_step",
     "check_context_only_decoder",
     "check_kernel_weights",
@@ -133,41 +133,91 @@ def check_scaled_dot_product_attention(attention_fn: Callable) -> None:
     passed(name, n_cases)
 
 
-def check_additive_scores(additive_scores: Callable) -> None:
-    """Check ``additive_scores(query, key, w_q, w_k, w_v) -> scores`` ``(B, T, S)`` with
-    ``score = w_v^T tanh(W_q q + W_k k)``; ``w_q`` ``(h, Eq)``, ``w_k`` ``(h, Ek)``,
-    ``w_v`` ``(1, h)`` are ``nn.Linear`` weights."""
+# what PyTorch says when the widths of a product do not fit
+_SHAPE_CLASH = ("cannot be multiplied", "must match the size", "does not broadcast")
+
+
+def _general_call(fn: Callable, name: str, query: Tensor, key: Tensor, weight: Tensor):
+    """``call_student``, with a hint when a transposed weight makes the shapes clash."""
     __tracebackhide__ = True
-    name = "additive_scores"
-    g = torch.Generator().manual_seed(4)
-    sizes = [(1, 1, 2, 2, 2, 3), (2, 3, 4, 5, 3, 6), (3, 2, 5, 1, 4, 2)]
-    for b, t, s, eq, ek, h in sizes:
-        with torch.random.fork_rng(devices=[]):  # leave the student's generator alone
-            attention = AdditiveAttention(eq, ek, h)
-        with torch.no_grad():
-            for p in attention.parameters():
-                p.copy_(torch.randn(p.shape, generator=g))
-        q, k = torch.randn(b, t, eq, generator=g), torch.randn(b, s, ek, generator=g)
-        w_q, w_k, w_v = (attention.w_q.weight.detach(), attention.w_k.weight.detach(),
-                         attention.w_v.weight.detach())
-        features = (q @ w_q.T).unsqueeze(2) + (k @ w_k.T).unsqueeze(1)  # (B, T, S, h)
-        expected = (torch.tanh(features) @ w_v.T).squeeze(-1)  # (B, T, S)
-        _, weights = attention(q, k, torch.zeros(b, s, 1))
-        assert torch.allclose(torch.softmax(expected, -1), weights, atol=ATOL)
-        case = f"B={b}, T={t}, S={s}, Eq={eq}, Ek={ek}, h={h}"
-        got = call_student(additive_scores, name, q.clone(), k.clone(), w_q.clone(), w_k.clone(), w_v.clone())
-        if isinstance(got, Tensor) and got.shape == (b, t, s, 1):
-            raise CheckFailed(f"{name} returned (B, T, S, 1): squeeze the last axis ({case})")
-        if isinstance(got, Tensor) and got.shape != expected.shape and got.numel() == expected.numel():
-            raise CheckFailed(f"{name} returned shape {fmt(got.shape)}, expected "
-                              f"{fmt(expected.shape)}: add every query to every key with "
-                              "unsqueeze(2) on the queries and unsqueeze(1) on the keys ({case})")
-        compare(got, expected, name, case, [
-            ((features @ w_v.T).squeeze(-1), "the tanh is missing: score = w_v^T tanh(W_q q + W_k k)"),
-            (torch.softmax(expected, -1), "these are the weights: return the scores, before "
-             "the softmax"),
-        ])
-    passed(name, len(sizes))
+    try:
+        return call_student(fn, name, query, key, weight)
+    except CheckFailed as err:
+        clash = isinstance(err.__cause__, RuntimeError) and any(
+            marker in str(err.__cause__) for marker in _SHAPE_CLASH
+        )
+        if weight.shape[0] == weight.shape[1] or not clash:
+            raise
+        eq, ek = weight.shape
+        raise CheckFailed(
+            f"{err}\nHint: is the weight used transposed? weight is W, shape "
+            f"(Eq, Ek) = ({eq}, {ek}), as nn.Linear(Ek, Eq) stores it: W k is "
+            "key @ weight.T, and q^T W is query @ weight"
+        ) from err.__cause__
+
+
+def check_general_scores(general_scores: Callable) -> None:
+    """Check ``general_scores(query, key, weight) -> scores`` ``(B, T, S)``: Luong's
+    "general" (bilinear) score ``q^T W k`` for every query-key pair.
+
+    Shapes: query ``(B, T, Eq)``, key ``(B, S, Ek)``, weight ``W`` ``(Eq, Ek)`` -- the
+    way ``nn.Linear(Ek, Eq)`` stores its weight, so ``W k`` is ``key @ weight.T``. The
+    scores are neither scaled by ``sqrt(d)`` nor turned into weights by a softmax. With
+    ``W = I`` (and ``Eq = Ek``) the general score is the plain dot product ``q^T k``.
+    """
+    __tracebackhide__ = True
+    name = "general_scores"
+    g = torch.Generator().manual_seed(9)
+    # (B, T, S, Eq, Ek, W = I)
+    cases = [(2, 3, 4, 3, 5, False), (2, 3, 4, 4, 4, True), (3, 2, 5, 4, 4, False),
+             (1, 1, 3, 2, 6, False), (1, 4, 2, 5, 2, False)]
+    for b, t, s, eq, ek, identity in cases:
+        q = torch.randn(b, t, eq, generator=g, dtype=torch.float64)
+        k = torch.randn(b, s, ek, generator=g, dtype=torch.float64)
+        if identity:
+            w = torch.eye(eq, dtype=torch.float64)
+        else:
+            w = torch.randn(eq, ek, generator=g, dtype=torch.float64)
+        expected = torch.einsum("bti,ij,bsj->bts", q, w, k)  # (B, T, S)
+        case = f"B={b}, T={t}, S={s}, Eq={eq}, Ek={ek}" + (", W = I" * identity)
+        got = _general_call(general_scores, name, q.clone(), k.clone(), w.clone())
+        if isinstance(got, Tensor) and got.shape == (b, s, t) and s != t:
+            raise CheckFailed(
+                f"{name} returned (B, S, T) = {fmt(got.shape)}: the scores have one "
+                f"row per query and one column per key, (B, T, S) = "
+                f"{fmt(expected.shape)} ({case})"
+            )
+        why = ("the general score is q^T W k itself; the division by sqrt(d) belongs "
+               "to scaled dot-product attention")
+        mistakes = [
+            (expected / math.sqrt(eq), f"the scores are divided by sqrt(Eq): {why}"),
+            (expected / math.sqrt(ek), f"the scores are divided by sqrt(Ek): {why}"),
+            (torch.softmax(expected, -1), "these are the weights: return the scores "
+             "q^T W k, before the softmax"),
+            (torch.softmax(expected / math.sqrt(eq), -1), "these are the weights of "
+             "scaled scores: return the scores q^T W k, unscaled and before the "
+             "softmax"),
+        ]
+        if eq == ek and not identity:
+            mistakes += [
+                (torch.einsum("bti,ji,bsj->bts", q, w, k), "the weight is used "
+                 "transposed: W is (Eq, Ek), as nn.Linear(Ek, Eq) stores it, so W k is "
+                 "key @ weight.T (and q^T W is query @ weight)"),
+                (q @ k.transpose(-2, -1), "the weight is not used: this is the plain "
+                 "dot product q^T k, which is the general score only for W = I; "
+                 "compute q^T W k"),
+            ]
+        try:
+            compare(got, expected, name, case, mistakes)
+        except CheckFailed as err:
+            if identity and "different values" in str(err):
+                raise CheckFailed(
+                    f"{name}: with W = I the general score is the dot product q^T k, "
+                    f"query @ key.transpose(-2, -1), and yours is not ({case}). {err}"
+                ) from None
+            raise
+    passed(name, len(cases))
+    print("  With W = I the general score is the dot product q^T k.")
 
 
 def _unpack_step(got, name: str, case: str) -> tuple:

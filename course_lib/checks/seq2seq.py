@@ -10,7 +10,8 @@ from torch import Tensor, nn
 from course_lib.checks._core import ATOL, CheckFailed, call_student, compare, passed
 from course_lib.seq2seq import Decoder, Encoder, EncoderDecoder
 
-__all__ = ["check_gru_cell", "check_decoder_inputs", "check_greedy_decode"]
+__all__ = ["check_gru_cell", "check_decoder_inputs", "check_scheduled_decode"]
+
 
 def _gru_variants(x, h, w_ih, w_hh, b_ih, b_hh):
     """The GRU update and three classic mistakes, as tensors."""
@@ -91,42 +92,220 @@ def check_decoder_inputs(decoder_inputs: Callable) -> None:
     passed("decoder_inputs", len(cases))
 
 
-def check_greedy_decode(greedy_decode: Callable) -> None:
-    """Check ``greedy_decode(encoder, decoder, source, target_len) -> predictions``.
+_SCHEDULED = "decode_scheduled"
 
-    ``encoder`` and ``decoder`` are the library's :class:`~course_lib.seq2seq.Encoder` and
-    :class:`~course_lib.seq2seq.Decoder`; predictions are ``(B, T, F)``, each step fed with
-    the previous prediction. Reference: :class:`~course_lib.seq2seq.EncoderDecoder` in eval
-    mode.
+
+def _scheduled_decoding(
+    encoder: Encoder,
+    decoder: Decoder,
+    source: Tensor,
+    target: Tensor,
+    p: float,
+    seed: int,
+    mistake: str | None = None,
+) -> tuple[Tensor, torch.Generator]:
+    """Scheduled sampling with one coin per sequence, or one of its classic mistakes.
+
+    Before each step ``t = 1, ..., T-1`` (never before step 0, never after the last
+    step) ``coins = torch.rand(B, generator=generator) < p``; sequence ``b`` reads
+    ``target[b, t - 1]`` where ``coins[b]`` is True, its own previous prediction
+    otherwise.
+    ``mistake``: ``"first"`` also draws before step 0, ``"features"`` lets the ``(B,)``
+    coins broadcast over the feature axis (only possible when B == F). Returns the
+    predictions ``(B, T, F)`` and the generator, seeded with ``seed``, as the decoding
+    leaves it.
+    """
+    generator = torch.Generator().manual_seed(seed)
+    b, t_len, _ = target.shape
+    _, hidden = encoder(source)  # (1, B, H)
+    x = source[:, -1:]  # (B, 1, F)
+    if mistake == "first":
+        torch.rand(b, generator=generator)
+    outputs: list[Tensor] = []
+    for t in range(t_len):
+        if t > 0:
+            coins = torch.rand(b, generator=generator) < p  # (B,)
+            if mistake != "features":  # which broadcasts (B,) against (B, 1, F)
+                coins = coins[:, None, None]  # (B, 1, 1): one decision per sequence
+            x = torch.where(coins, target[:, t - 1 : t], outputs[-1])  # (B, 1, F)
+        out, hidden, _ = decoder(x, hidden)  # (B, 1, F), (1, B, H)
+        outputs.append(out)
+    return torch.cat(outputs, dim=1), generator  # T x (B, 1, F) -> (B, T, F)
+
+
+def _call_scheduled(fn: Callable, *args) -> Tensor:
+    """``call_student``, with a hint for two errors that per-sequence coins provoke."""
+    __tracebackhide__ = True
+    try:
+        return call_student(fn, _SCHEDULED, *args)
+    except CheckFailed as err:
+        cause = str(err.__cause__) if isinstance(err.__cause__, RuntimeError) else ""
+        if "ambiguous" in cause:
+            hint = (
+                "the coins hold one decision per sequence, so a Python `if` cannot "
+                "use them: mix the true and the predicted points with "
+                "torch.where(coins[:, None, None], true_point, prediction)"
+            )
+        elif "must match the size" in cause:
+            hint = (
+                "the (B,) coins seem to be broadcast along the features of the "
+                "points (B, 1, F): index them as coins[:, None, None], shape "
+                "(B, 1, 1), so that each sequence takes its whole point from one side"
+            )
+        else:
+            raise
+        raise CheckFailed(f"{err}\nHint: {hint}") from err.__cause__
+
+
+def _same_rows(x: Tensor) -> bool:
+    return bool(torch.allclose(x, x[:1].expand_as(x), atol=ATOL))
+
+
+def check_scheduled_decode(decode_scheduled: Callable) -> None:
+    """Check ``decode_scheduled(encoder, decoder, source, target, p, generator)``.
+
+    Scheduled sampling with one coin per sequence: ``encoder`` and ``decoder`` are the
+    library's :class:`~course_lib.seq2seq.Encoder` and
+    :class:`~course_lib.seq2seq.Decoder`, source ``(B, S, F)``, target ``(B, T, F)``;
+    returns the predictions ``(B, T, F)``. Step 0 starts from the encoder's final state
+    and reads the last source point; before each step ``t = 1, ..., T-1`` (and at no
+    other time) the answer draws ``coins = torch.rand(B, generator=generator) < p``, and
+    sequence ``b`` reads the true previous point ``target[b, t - 1]`` where ``coins[b]``
+    is True, its own previous prediction otherwise.
+
+    Checked: ``p = 0`` is the free-running decoding of
+    :class:`~course_lib.seq2seq.EncoderDecoder` in eval mode; ``p = 1`` is teacher
+    forcing on the shifted target; other ``p`` agree, coin for coin, with the reference,
+    and the sequences of a batch get coins of their own; the predictions keep their
+    gradients.
     """
     __tracebackhide__ = True
-    cases = [(1, 2, 2, 2, 2), (4, 2, 2, 3, 3), (3, 3, 4, 2, 5)]
-    for seed, (b, s, t, f, hdim) in enumerate(cases):
-        # the cases draw their own random numbers; the student's generator is left as it was
+    n_cases = 0
+    # (B, S, T, F, H): p = 0 and p = 1 on each
+    for seed, (b, s, t, f, hdim) in enumerate([(1, 2, 2, 2, 2), (3, 3, 4, 2, 5)]):
+        # the cases draw their own random numbers; the global generator is left alone
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(100 + seed)
+            torch.manual_seed(300 + seed)
             encoder, decoder = Encoder(f, hdim), Decoder(f, hdim)
-            source = torch.randn(b, s, f)
-        model = EncoderDecoder(encoder, decoder, target_len=t).eval()
+            source, target = torch.randn(b, s, f), torch.randn(b, t, f)
         with torch.no_grad():
-            expected = model(source)
-            states, final = encoder(source)
+            free = EncoderDecoder(encoder, decoder, target_len=t).eval()(source)
+            _, final = encoder(source)
+            shifted = torch.cat([source[:, -1:], target[:, :-1]], dim=1)  # (B, T, F)
+            forced = decoder(shifted, final)[0]  # teacher forcing: one call, T steps
+            ahead = decoder(torch.cat([source[:, -1:], target[:, 1:]], 1), final)[0]
             same_input = torch.cat(
                 [decoder(source[:, -1:], final)[0] for _ in range(t)], dim=1
-            )  # every step restarted from the encoder's state and the last source point
+            )  # every step restarted from the encoder's state and the last point
             x, stale = source[:, -1:], []
             for _ in range(t):
-                out, _, _ = decoder(x, final)  # the state is never carried forward
-                stale.append(out)
-                x = out
+                x = decoder(x, final)[0]  # the state is never carried forward
+                stale.append(x)
             stale = torch.cat(stale, dim=1)
-        mistakes = [
-            (same_input, "every step produced the same point: feed each prediction back as "
-             "the next input and carry the returned hidden state forward"),
-            (stale, "the inputs are fed back, but the hidden state is not: use the hidden "
-             "state the decoder returns as the state of the next step"),
-        ]
+        for p, expected, mistakes in [
+            (0.0, free, [
+                (forced, "with p = 0 the decoder was teacher forced: a coin that is "
+                 "True (probability p) means the TRUE previous point, so p = 0 never "
+                 "reads the target -- it is the free-running decoding of the chapter"),
+                (same_input, "every step produced the same point: feed each prediction "
+                 "back as the next input and carry the returned hidden state forward"),
+                (stale, "the inputs are fed back, but the hidden state is not: use the "
+                 "hidden state the decoder returns as the state of the next step"),
+            ]),
+            (1.0, forced, [
+                (free, "with p = 1 the decoder ran free: a coin that is True "
+                 "(probability p) means the TRUE previous point, so p = 1 is full "
+                 "teacher forcing"),
+                (ahead, "step t read target[:, t], the very point it must predict: the "
+                 "true PREVIOUS point is target[:, t - 1]"),
+            ]),
+        ]:
+            n_cases += 1
+            case = f"p={p:g}, B={b}, S={s}, T={t}, F={f}"
+            generator = torch.Generator().manual_seed(7)
+            got = _call_scheduled(
+                decode_scheduled, encoder, decoder, source.clone(), target.clone(), p,
+                generator,
+            )
+            compare(got, expected, _SCHEDULED, case, mistakes)
+    # (B, S, T, F, H, p, B copies of one sequence): the coins decide. The copies come
+    # first: where all rows of the answer agree, the whole batch shared its coins.
+    mixed = [(6, 2, 4, 2, 3, 0.5, True), (2, 2, 3, 2, 3, 0.5, False),
+             (5, 3, 4, 3, 4, 0.3, False)]
+    for seed, (b, s, t, f, hdim, p, copies) in enumerate(mixed):
+        n_cases += 1
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(400 + seed)
+            encoder, decoder = Encoder(f, hdim), Decoder(f, hdim)
+            source, target = torch.randn(b, s, f), torch.randn(b, t, f)
+        if copies:  # B copies of one sequence: only the coins can tell them apart
+            source, target = source[:1].expand_as(source), target[:1].expand_as(target)
+            source, target = source.contiguous(), target.contiguous()
+        case = f"p={p:g}, B={b}, S={s}, T={t}, F={f}" + (", B copies of one sequence"
+                                                          if copies else "")
+        coin_seed = 500 + seed
         with torch.no_grad():
-            got = call_student(greedy_decode, "greedy_decode", encoder, decoder, source.clone(), t)
-        compare(got, expected, "greedy_decode", f"B={b}, S={s}, T={t}, F={f}", mistakes)
-    passed("greedy_decode", len(cases))
+            expected, used = _scheduled_decoding(encoder, decoder, source, target, p,
+                                                 coin_seed)
+            mistakes = [
+                (_scheduled_decoding(encoder, decoder, source, target, p, coin_seed,
+                                     "first")[0],
+                 "a coin is drawn before step 0 too: step 0 always reads the last "
+                 "source point, so draw the coins only before steps 1, ..., T-1"),
+            ]
+            if b == f:
+                mistakes.append((
+                    _scheduled_decoding(encoder, decoder, source, target, p, coin_seed,
+                                        "features")[0],
+                    "the (B,) coins were broadcast along the features, not along "
+                    "the batch: index them as coins[:, None, None], shape (B, 1, 1), "
+                    "so that each sequence takes its whole point from one side",
+                ))
+        if copies:
+            assert not _same_rows(expected)  # the coins really differ between sequences
+        generator = torch.Generator().manual_seed(coin_seed)
+        untouched = generator.get_state()
+        with torch.enable_grad():
+            got = _call_scheduled(
+                decode_scheduled, encoder, decoder, source.clone(), target.clone(), p,
+                generator,
+            )
+        right_shape = isinstance(got, Tensor) and got.shape == expected.shape
+        if right_shape and torch.equal(generator.get_state(), untouched):
+            raise CheckFailed(
+                f"{_SCHEDULED} never drew from `generator` ({case}): draw the coins "
+                "with torch.rand(B, generator=generator) < p, so that a seeded "
+                "generator gives the same coins every time"
+            )
+        if right_shape and copies and _same_rows(got.detach()):
+            raise CheckFailed(
+                f"{_SCHEDULED}: every sequence of the batch took the same branch at "
+                f"every step ({case}), so the coin is shared by the whole batch (as in "
+                "the library's EncoderDecoder): draw one coin per sequence, coins = "
+                "torch.rand(B, generator=generator) < p, and choose for each sequence "
+                "with torch.where(coins[:, None, None], ...)"
+            )
+        compare(got, expected, _SCHEDULED, case, mistakes)
+        if not torch.equal(generator.get_state(), used.get_state()):
+            raise CheckFailed(
+                f"{_SCHEDULED} gives the right predictions but did not draw exactly "
+                f"T - 1 = {t - 1} times torch.rand(B, generator=generator) ({case}): "
+                "draw once before each of the steps 1, ..., T-1 -- the coin after the "
+                "last step decides nothing"
+            )
+        if not got.requires_grad:
+            raise CheckFailed(
+                f"{_SCHEDULED}'s predictions do not require grad ({case}), so training "
+                "could not learn from them: keep the decoder's outputs as they are "
+                "(no .detach(), .item(), torch.no_grad() or torch.tensor(...)) and "
+                "join them with torch.cat"
+            )
+        encoder.zero_grad()
+        got.sum().backward()
+        if not any(w.grad is not None and w.grad.abs().sum() > 0
+                   for w in encoder.parameters()):
+            raise CheckFailed(
+                f"{_SCHEDULED}: no gradient reaches the encoder ({case}): start the "
+                "decoder from the encoder's final state as it is returned, not detached"
+            )
+    passed(_SCHEDULED, n_cases)
