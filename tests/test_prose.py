@@ -14,9 +14,7 @@ import prose_numbers
 CHAPTERS = nbtools.chapter_notebooks()
 # Chapters whose prose is not converted yet (issue 22). Their check runs and is expected to
 # fail; the xfail is strict, so the day one passes the test fails until it leaves this list.
-PENDING = {
-    "05_translation.ipynb",
-}
+PENDING: set[str] = set()
 
 
 def params():
@@ -48,6 +46,8 @@ def test_printed_rounding_code_constants_and_source_tags(tmp_path):
     assert stale_numbers(tmp_path, "It reaches 75.6 m (75.62), 0.0137 and 26,242.", out) == []
     assert stale_numbers(tmp_path, "It reaches 75.7 m.", out) == ["75.7"]
     assert stale_numbers(tmp_path, "We train for 30 epochs.", "", "EPOCHS = 30") == []
+    assert stale_numbers(tmp_path, "The cache is 7.4 times faster.", "cache 7.4x\n") == []
+    assert stale_numbers(tmp_path, "Offset 31 here.", "address 0x1f\n") == ["31"]
     assert stale_numbers(tmp_path, "The lecture got 0.9526 [source: the lecture].", out) == []
     assert stale_numbers(tmp_path, "Chapter 12, in 2017, with 5 heads: `x = 99.9`.", out) == []
     # a tag covers its paragraph, not the next one

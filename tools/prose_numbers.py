@@ -34,7 +34,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import nbtools  # noqa: E402
 
 #: A number as prose and outputs write it: 1,234.5  0.0137  26,242  1e-3  3.5e+02
-NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[eE]([-+]?\d+))?(?![\w])")
+# a number may end in "x" (times: "1.4x"), but not run on into a word ("0x1f", "3rd")
+NUMBER = re.compile(
+    r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[eE]([-+]?\d+))?(?![^\Wx]|x\w)"
+)
 SOURCE_TAG = re.compile(r"\[source:[^\]]+\]")
 CITATION = re.compile(r"\{cite(?::\w+)?\}`[^`]*`")
 # Parts of markdown whose numbers are not prose: maths, code, roles, links' targets, HTML.
