@@ -32,7 +32,8 @@ from course_lib.translation import TranslationConfig, TranslationTransformer, tr
 from course_lib.vocab import pair_batches
 
 _spec = importlib.util.spec_from_file_location(
-    "translation_benchmark", Path(__file__).with_name("translation.py"))
+    "translation_benchmark", Path(__file__).with_name("translation.py")
+)
 bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)
 
@@ -80,11 +81,13 @@ def train(name, budget, split, src_vocab, tgt_vocab, train_pairs):
     while checkpoints:
         epoch += 1
         model.train()
-        for batch in pair_batches(train_pairs, settings["batch_size"], shuffle=True,
-                                  generator=generator):
+        for batch in pair_batches(
+            train_pairs, settings["batch_size"], shuffle=True, generator=generator
+        ):
             start = time.process_time()
-            loss = translation_loss(model(batch.src, batch.tgt_in), batch.tgt_out,
-                                    settings["label_smoothing"])
+            loss = translation_loss(
+                model(batch.src, batch.tgt_in), batch.tgt_out, settings["label_smoothing"]
+            )
             optimizer.zero_grad()
             loss.backward()
             if settings["clip"]:
@@ -100,10 +103,13 @@ def train(name, budget, split, src_vocab, tgt_vocab, train_pairs):
                         evaluated = copy.deepcopy(model)
                         evaluated.load_state_dict(average(ends[-3:] + [model.state_dict()]))
                     if n == "beam4":
+
                         def decode(m, s):
                             return beam_search(m, s, beam_size=4)
-                    outputs[n].append(bench.translate(evaluated, decode, split.validation,
-                                                     src_vocab, tgt_vocab))
+
+                    outputs[n].append(
+                        bench.translate(evaluated, decode, split.validation, src_vocab, tgt_vocab)
+                    )
                 model.train()
                 if not checkpoints:
                     break
@@ -121,22 +127,28 @@ def main() -> int:
     names = args.only.split(",") if args.only else list(VARIANTS)
     refs = [t for _, t in split.validation]
     print(f"validation BLEU (greedy unless named), {args.budget} CPU s of training, 1 thread")
-    print(f"{'variant':20} {'params':>10} {'epochs':>6} {'BLEU@' + str(args.budget // 2):>9} "
-          f"{'BLEU@' + str(args.budget):>9}   vs. baseline at {args.budget} s (paired bootstrap)",
-          flush=True)
+    print(
+        f"{'variant':20} {'params':>10} {'epochs':>6} {'BLEU@' + str(args.budget // 2):>9} "
+        f"{'BLEU@' + str(args.budget):>9}   vs. baseline at {args.budget} s (paired bootstrap)",
+        flush=True,
+    )
     baseline = None
     for name in names:
-        outputs, epochs, params = train(name, args.budget, split, src_vocab, tgt_vocab,
-                                       train_pairs)
+        outputs, epochs, params = train(name, args.budget, split, src_vocab, tgt_vocab, train_pairs)
         baseline = outputs["baseline"][1] if "baseline" in outputs else baseline
         for n, (half, full) in outputs.items():
             versus = ""
             if baseline is not None and n != "baseline":
                 result = paired_bootstrap(full, baseline, refs)
-                versus = (f"{result.delta:+5.1f} [{result.low:+5.1f}, {result.high:+5.1f}]"
-                          f"{'  significant' if result.significant else ''}")
-            print(f"{n:20} {params:10,d} {epochs:6d} {corpus_bleu(half, refs).score:9.1f} "
-                  f"{corpus_bleu(full, refs).score:9.1f}   {versus}", flush=True)
+                versus = (
+                    f"{result.delta:+5.1f} [{result.low:+5.1f}, {result.high:+5.1f}]"
+                    f"{'  significant' if result.significant else ''}"
+                )
+            print(
+                f"{n:20} {params:10,d} {epochs:6d} {corpus_bleu(half, refs).score:9.1f} "
+                f"{corpus_bleu(full, refs).score:9.1f}   {versus}",
+                flush=True,
+            )
     return 0
 
 

@@ -35,7 +35,8 @@ from course_lib.translation import TranslationConfig, TranslationTransformer
 from course_lib.vocab import pad
 
 _spec = importlib.util.spec_from_file_location(
-    "translation_benchmark", Path(__file__).with_name("translation.py"))
+    "translation_benchmark", Path(__file__).with_name("translation.py")
+)
 bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)
 
@@ -69,8 +70,9 @@ def main() -> int:
     config = TranslationConfig(len(src_vocab), len(tgt_vocab), **bench.COURSE["config"])
     model = TranslationTransformer(config)
     bench.CHECKPOINTS = (args.train,)
-    bench.run("course", model, greedy_decode, bench.COURSE, args.train, split, src_vocab,
-              tgt_vocab, train)
+    bench.run(
+        "course", model, greedy_decode, bench.COURSE, args.train, split, src_vocab, tgt_vocab, train
+    )
     model.eval()
     refs = [t for _, t in split.test]
 
@@ -78,17 +80,27 @@ def main() -> int:
         return corpus_bleu([tgt_vocab.decode(o) for o in outputs], refs).score
 
     runs = {}
-    for label, recompute in (("everything", "everything"), ("decoder", "decoder"),
-                             ("cache", "nothing")):  # what each step re-runs
-        runs[label] = timed(lambda m, s, r=recompute: greedy_decode(m, s, recompute=r), model,
-                            split.test, src_vocab, args.repeats)
+    for label, recompute in (
+        ("everything", "everything"),
+        ("decoder", "decoder"),
+        ("cache", "nothing"),
+    ):  # what each step re-runs
+        runs[label] = timed(
+            lambda m, s, r=recompute: greedy_decode(m, s, recompute=r),
+            model,
+            split.test,
+            src_vocab,
+            args.repeats,
+        )
     same = all(
         torch.equal(a, b)
         for outputs in (runs["everything"][0], runs["decoder"][0])
         for a, b in zip(outputs, runs["cache"][0], strict=True)
     )
-    print(f"\ngreedy, {len(split.test)} test sentences, batches of 128, CPU seconds "
-          f"(median of {args.repeats}):")
+    print(
+        f"\ngreedy, {len(split.test)} test sentences, batches of 128, CPU seconds "
+        f"(median of {args.repeats}):"
+    )
     for label, (outputs, seconds) in runs.items():
         name = "key/value cache" if label == "cache" else f"re-run {label}"
         print(f"  {name:20} {seconds:7.2f} s   BLEU {score(outputs):5.1f}")
@@ -98,8 +110,9 @@ def main() -> int:
     print(f"  both:                 everything / cache   = {t['everything'] / t['cache']:5.2f} x")
     print(f"  identical outputs: {same}")
     for width in (2, 4, 8):
-        beams, beam_s = timed(lambda m, s, w=width: beam_search(m, s, beam_size=w), model,
-                              split.test, src_vocab)
+        beams, beam_s = timed(
+            lambda m, s, w=width: beam_search(m, s, beam_size=w), model, split.test, src_vocab
+        )
         print(f"  beam {width}    {beam_s:7.2f} s   BLEU {score(beams):5.1f}")
     return 0 if same else 1
 

@@ -25,7 +25,9 @@ B, T, D, H = 64, 12, 128, 4
 
 def copy_weights(ours: MultiHeadAttention, ref: nn.MultiheadAttention) -> None:
     with torch.no_grad():
-        ref.in_proj_weight.copy_(torch.cat([ours.q_proj.weight, ours.k_proj.weight, ours.v_proj.weight]))
+        ref.in_proj_weight.copy_(
+            torch.cat([ours.q_proj.weight, ours.k_proj.weight, ours.v_proj.weight])
+        )
         ref.in_proj_bias.copy_(torch.cat([ours.q_proj.bias, ours.k_proj.bias, ours.v_proj.bias]))
         ref.out_proj.weight.copy_(ours.out_proj.weight)
         ref.out_proj.bias.copy_(ours.out_proj.bias)
@@ -71,7 +73,9 @@ def main() -> None:
     for name, value in med.items():
         print(f"  {name:<11} {value * 1e6:9.1f} us per call")
     ratio = med["course_lib"] / med["torch"]
-    print(f"ratio course_lib / torch: {ratio:.3f} ({'meets' if ratio <= 1.0 else 'misses'} the <= 1.0 target)")
+    print(
+        f"ratio course_lib / torch: {ratio:.3f} ({'meets' if ratio <= 1.0 else 'misses'} the <= 1.0 target)"
+    )
 
 
 if __name__ == "__main__":

@@ -78,7 +78,7 @@ class Reference(nn.Module):
         self.transformer = nn.Transformer(d_model, 4, 2, 2, 512, 0.1, batch_first=True)
         self.output = nn.Linear(d_model, tgt_vocab)
         for embedding in (self.src_embed, self.tgt_embed):
-            nn.init.normal_(embedding.weight, std=d_model ** -0.5)
+            nn.init.normal_(embedding.weight, std=d_model**-0.5)
             with torch.no_grad():
                 embedding.weight[PAD].zero_()
 
@@ -86,8 +86,11 @@ class Reference(nn.Module):
         T = tgt_in.shape[1]
         causal = torch.ones(T, T, dtype=torch.bool).triu(1)
         h = self.transformer(
-            self.positional(self.src_embed(src)), self.positional(self.tgt_embed(tgt_in)),
-            tgt_mask=causal, src_key_padding_mask=src == PAD, tgt_key_padding_mask=tgt_in == PAD,
+            self.positional(self.src_embed(src)),
+            self.positional(self.tgt_embed(tgt_in)),
+            tgt_mask=causal,
+            src_key_padding_mask=src == PAD,
+            tgt_key_padding_mask=tgt_in == PAD,
             memory_key_padding_mask=src == PAD,
         )
         return self.output(h)
@@ -100,10 +103,21 @@ def reference_greedy(model: Reference, src: torch.Tensor, max_len: int = 20) -> 
 
 # The course's settings, chosen on the validation split (see the chapter for what each buys).
 COURSE = {
-    "config": {"d_model": 256, "num_heads": 4, "d_ff": 512, "num_encoder_layers": 2,
-               "num_decoder_layers": 2, "dropout": 0.1, "add_norm": "post",
-               "tie_embeddings": True},
-    "lr": 1e-3, "warmup": 300, "batch_size": 64, "label_smoothing": 0.1, "clip": 1.0,
+    "config": {
+        "d_model": 256,
+        "num_heads": 4,
+        "d_ff": 512,
+        "num_encoder_layers": 2,
+        "num_decoder_layers": 2,
+        "dropout": 0.1,
+        "add_norm": "post",
+        "tie_embeddings": True,
+    },
+    "lr": 1e-3,
+    "warmup": 300,
+    "batch_size": 64,
+    "label_smoothing": 0.1,
+    "clip": 1.0,
 }
 
 
@@ -150,8 +164,9 @@ def run(name, model, decode, settings, budget, split, src_vocab, tgt_vocab, trai
             if not checkpoints:
                 break  # the budget is spent: stop training where it was measured
             start = time.process_time()
-            loss = translation_loss(model(batch.src, batch.tgt_in), batch.tgt_out,
-                                    settings["label_smoothing"])
+            loss = translation_loss(
+                model(batch.src, batch.tgt_in), batch.tgt_out, settings["label_smoothing"]
+            )
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), settings["clip"])
@@ -162,9 +177,11 @@ def run(name, model, decode, settings, budget, split, src_vocab, tgt_vocab, trai
                 val = bleu(model, decode, split.validation, src_vocab, tgt_vocab)
                 hyps = translate(model, decode, split.test, src_vocab, tgt_vocab)
                 curve.append((checkpoints.pop(0), epoch, val, hyps))
-                print(f"  {name:9} {curve[-1][0]:5d} CPU s  epoch {epoch:3d}  validation BLEU "
-                      f"{val:5.1f}  test BLEU {corpus_bleu(hyps, test_refs).score:5.1f}",
-                      flush=True)
+                print(
+                    f"  {name:9} {curve[-1][0]:5d} CPU s  epoch {epoch:3d}  validation BLEU "
+                    f"{val:5.1f}  test BLEU {corpus_bleu(hyps, test_refs).score:5.1f}",
+                    flush=True,
+                )
                 model.train()
     return curve
 
@@ -179,8 +196,11 @@ def compare(label_a, hyps_a, label_b, hyps_b, refs) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=int, default=600, help="training CPU seconds per model")
-    parser.add_argument("--models", default="course,reference",
-                        help="comma-separated: course, reference, gru, bahdanau")
+    parser.add_argument(
+        "--models",
+        default="course,reference",
+        help="comma-separated: course, reference, gru, bahdanau",
+    )
     args = parser.parse_args()
     models = args.models.split(",")
     unknown = sorted(set(models) - {"course", "reference", "gru", "bahdanau"})
@@ -188,9 +208,12 @@ def main() -> int:
         parser.error(f"unknown models {unknown}")
     torch.set_num_threads(1)
     split, src_vocab, tgt_vocab, train = data()
-    print(f"{platform.processor() or platform.machine()}, torch {torch.__version__}, "
-          f"1 thread; pairs {len(split.train)}/{len(split.validation)}/{len(split.test)}, "
-          f"vocab fr {len(src_vocab)} en {len(tgt_vocab)}", flush=True)
+    print(
+        f"{platform.processor() or platform.machine()}, torch {torch.__version__}, "
+        f"1 thread; pairs {len(split.train)}/{len(split.validation)}/{len(split.test)}, "
+        f"vocab fr {len(src_vocab)} en {len(tgt_vocab)}",
+        flush=True,
+    )
     curves = {}
     for name in models:
         torch.manual_seed(0)
@@ -200,35 +223,47 @@ def main() -> int:
         elif name == "reference":
             model, decode = Reference(len(src_vocab), len(tgt_vocab)), reference_greedy
         else:
-            config = RecurrentConfig(len(src_vocab), len(tgt_vocab), embed_dim=256,
-                                     hidden_dim=256, dropout=0.1, tie_embeddings=True,
-                                     attention="none" if name == "gru" else "bahdanau")
+            config = RecurrentConfig(
+                len(src_vocab),
+                len(tgt_vocab),
+                embed_dim=256,
+                hidden_dim=256,
+                dropout=0.1,
+                tie_embeddings=True,
+                attention="none" if name == "gru" else "bahdanau",
+            )
             model, decode = RecurrentTranslator(config), greedy_decode
-        curves[name] = run(name, model, decode, COURSE, args.budget, split, src_vocab,
-                           tgt_vocab, train)
+        curves[name] = run(
+            name, model, decode, COURSE, args.budget, split, src_vocab, tgt_vocab, train
+        )
     refs = [t for _, t in split.test]
     print("\ntest BLEU (greedy) against training CPU seconds")
     print("CPU s  " + "  ".join(f"{name:>9}" for name in curves))
     for i, c in enumerate(x for x in CHECKPOINTS if x <= args.budget):
-        row = [f"{corpus_bleu(curve[i][3], refs).score:9.1f}" if i < len(curve) else f"{'-':>9}"
-               for curve in curves.values()]
+        row = [
+            f"{corpus_bleu(curve[i][3], refs).score:9.1f}" if i < len(curve) else f"{'-':>9}"
+            for curve in curves.values()
+        ]
         print(f"{c:5d}  " + "  ".join(row))
     print("\nbest checkpoint of each model, chosen on validation BLEU; scored on test:")
     best = {}
     for name, curve in curves.items():
         seconds, epoch, val, hyps = max(curve, key=lambda point: point[2])
         best[name] = hyps
-        print(f"  {name:9} {seconds:4d} CPU s (epoch {epoch}, validation {val:.1f}):  "
-              f"{corpus_bleu(hyps, refs, n_bootstrap=1000)}  "
-              f"{corpus_chrf(hyps, refs, n_bootstrap=1000)}")
+        print(
+            f"  {name:9} {seconds:4d} CPU s (epoch {epoch}, validation {val:.1f}):  "
+            f"{corpus_bleu(hyps, refs, n_bootstrap=1000)}  "
+            f"{corpus_chrf(hyps, refs, n_bootstrap=1000)}"
+        )
     names = list(curves)
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             compare(f"best {a}", best[a], f"best {b}", best[b], refs)
     at = {name: {c[0]: c[3] for c in curve} for name, curve in curves.items()}
     if 300 in at.get("course", {}) and 600 in at.get("reference", {}):
-        compare("course at 300 s", at["course"][300], "reference at 600 s",
-                at["reference"][600], refs)
+        compare(
+            "course at 300 s", at["course"][300], "reference at 600 s", at["reference"][600], refs
+        )
     return 0
 
 

@@ -95,8 +95,9 @@ def _check(model: Translator, src: Tensor, max_len: int) -> None:
 RECOMPUTE = ("nothing", "decoder", "everything")
 
 
-def greedy_decode(model: Translator, src: Tensor, *, max_len: int = 20,
-                  recompute: str = "nothing") -> Tensor:
+def greedy_decode(
+    model: Translator, src: Tensor, *, max_len: int = 20, recompute: str = "nothing"
+) -> Tensor:
     """The most likely next token at every step, for each sentence of ``src`` ``(B, S)``.
 
     Args:
@@ -134,8 +135,14 @@ def greedy_decode(model: Translator, src: Tensor, *, max_len: int = 20,
     return ys[:, 1:]
 
 
-def beam_search(model: Translator, src: Tensor, *, beam_size: int = 4,
-                max_len: int = 20, length_penalty: float = 1.0) -> Tensor:
+def beam_search(
+    model: Translator,
+    src: Tensor,
+    *,
+    beam_size: int = 4,
+    max_len: int = 20,
+    length_penalty: float = 1.0,
+) -> Tensor:
     """The best of ``beam_size`` hypotheses per sentence, by ``log p / length ** alpha``.
 
     Args:

@@ -145,7 +145,9 @@ def city_trajectories(
     _check_counts(n, observed, future, rng)
     c = config
     if c.interval_s <= 0 or c.interval_s != int(c.interval_s):
-        raise ValueError(f"interval_s must be a positive whole number of seconds, got {c.interval_s}")
+        raise ValueError(
+            f"interval_s must be a positive whole number of seconds, got {c.interval_s}"
+        )
     length = observed + future
     modes = rng.choice(len(MODES), size=n, p=np.asarray(c.mode_probs) / np.sum(c.mode_probs))
     cruise = np.maximum(0.3, rng.normal(_pick(c.cruise_mean, modes), _pick(c.cruise_sd, modes)))
@@ -177,7 +179,8 @@ def city_trajectories(
     latlon = from_local(track, np.asarray(FLORENCE))  # (N, L, 2) degrees
     t0 = _epoch(c.start) + np.floor(rng.uniform(0, c.span_days * 86400, size=n))
     times = t0[:, None] + c.interval_s * np.arange(length)  # (N, L)
-    out = _with_time(latlon[:, :observed], times[:, :observed]), _with_time(
-        latlon[:, observed:], times[:, observed:]
+    out = (
+        _with_time(latlon[:, :observed], times[:, :observed]),
+        _with_time(latlon[:, observed:], times[:, observed:]),
     )
     return (*out, modes) if return_modes else out

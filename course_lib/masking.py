@@ -36,7 +36,9 @@ __all__ = [
 ]
 
 
-def check_mask(mask: Tensor, scores_shape: torch.Size | tuple[int, ...], name: str = "mask") -> None:
+def check_mask(
+    mask: Tensor, scores_shape: torch.Size | tuple[int, ...], name: str = "mask"
+) -> None:
     """Raise a clear error unless ``mask`` is boolean or float and broadcasts to the scores.
 
     Args:
@@ -106,7 +108,9 @@ def masked_softmax(
         raise ValueError("give either mask or valid_lens, not both")
     if valid_lens is not None:
         if scores.ndim < 2:
-            raise ValueError(f"scores must be (..., T, S) to use valid_lens, got {shape_str(scores)}")
+            raise ValueError(
+                f"scores must be (..., T, S) to use valid_lens, got {shape_str(scores)}"
+            )
         mask = _lengths_mask(valid_lens, scores)
     if mask is not None:
         check_mask(mask, scores.shape)
@@ -133,9 +137,7 @@ def padding_mask(x: Tensor, pad_id: int | None = None, max_len: int | None = Non
             raise ValueError(f"tokens must be (B, S) to build a padding mask, got {shape_str(x)}")
         return x == pad_id
     if x.ndim != 1:
-        raise ValueError(
-            f"lengths must be (B,), got {shape_str(x)}; for token ids pass pad_id=..."
-        )
+        raise ValueError(f"lengths must be (B,), got {shape_str(x)}; for token ids pass pad_id=...")
     if torch.is_floating_point(x):
         raise TypeError("lengths must be integers")
     longest = int(x.max()) if len(x) else 0

@@ -44,9 +44,7 @@ def _check_corpus(hypotheses: Sequence[str], references: Sequence[str]) -> None:
         if isinstance(texts, str) or not all(isinstance(t, str) for t in texts):
             raise TypeError(f"{name} must be a list of sentences (strings)")
     if len(hypotheses) != len(references):
-        raise ValueError(
-            f"{len(hypotheses)} hypotheses for {len(references)} references: one each"
-        )
+        raise ValueError(f"{len(hypotheses)} hypotheses for {len(references)} references: one each")
     if not hypotheses:
         raise ValueError("a score of an empty corpus is undefined")
 
@@ -75,14 +73,16 @@ def _corpus_score(name: str, hypotheses, references, n_bootstrap: int) -> Corpus
     if not isinstance(n_bootstrap, int) or n_bootstrap < 0 or n_bootstrap == 1:
         raise ValueError(f"n_bootstrap must be 0 (no interval) or at least 2, got {n_bootstrap!r}")
     metric = _METRICS[name]()
-    result = metric.corpus_score(list(hypotheses), [list(references)],
-                                 n_bootstrap=max(n_bootstrap, 1))
+    result = metric.corpus_score(
+        list(hypotheses), [list(references)], n_bootstrap=max(n_bootstrap, 1)
+    )
     ci = float(result._ci) if n_bootstrap else None  # sacrebleu keeps it as ``_ci``
     return CorpusScore(name, float(result.score), str(result), str(metric.get_signature()), ci)
 
 
-def corpus_bleu(hypotheses: Sequence[str], references: Sequence[str], *,
-                n_bootstrap: int = 0) -> CorpusScore:
+def corpus_bleu(
+    hypotheses: Sequence[str], references: Sequence[str], *, n_bootstrap: int = 0
+) -> CorpusScore:
     """sacrebleu's corpus BLEU (13a tokenisation) of one hypothesis per reference.
 
     Args:
@@ -92,8 +92,9 @@ def corpus_bleu(hypotheses: Sequence[str], references: Sequence[str], *,
     return _corpus_score("BLEU", hypotheses, references, n_bootstrap)
 
 
-def corpus_chrf(hypotheses: Sequence[str], references: Sequence[str], *,
-                n_bootstrap: int = 0) -> CorpusScore:
+def corpus_chrf(
+    hypotheses: Sequence[str], references: Sequence[str], *, n_bootstrap: int = 0
+) -> CorpusScore:
     """sacrebleu's corpus chrF (character 6-grams, beta 2) of one hypothesis per reference.
 
     chrF gives partial credit for a word with the right stem and the wrong ending, which
@@ -120,13 +121,21 @@ class PairedComparison:
         return self.low > 0 or self.high < 0
 
     def __str__(self) -> str:
-        return (f"{self.metric} {self.a:.1f} - {self.b:.1f} = {self.delta:+.1f} "
-                f"[95 % CI {self.low:+.1f}, {self.high:+.1f}], p = {self.p_value:.3f}")
+        return (
+            f"{self.metric} {self.a:.1f} - {self.b:.1f} = {self.delta:+.1f} "
+            f"[95 % CI {self.low:+.1f}, {self.high:+.1f}], p = {self.p_value:.3f}"
+        )
 
 
-def paired_bootstrap(hypotheses_a: Sequence[str], hypotheses_b: Sequence[str],
-                     references: Sequence[str], *, metric: str = "BLEU",
-                     n_samples: int = 1000, seed: int = 12345) -> PairedComparison:
+def paired_bootstrap(
+    hypotheses_a: Sequence[str],
+    hypotheses_b: Sequence[str],
+    references: Sequence[str],
+    *,
+    metric: str = "BLEU",
+    n_samples: int = 1000,
+    seed: int = 12345,
+) -> PairedComparison:
     """Paired bootstrap resampling (Koehn, 2004) of ``metric(A) - metric(B)``.
 
     Each resample draws ``len(references)`` sentences with replacement and scores *both*
@@ -147,18 +156,22 @@ def paired_bootstrap(hypotheses_a: Sequence[str], hypotheses_b: Sequence[str],
     scorer = _METRICS[metric]()
     refs = [list(references)]
     # per-sentence sufficient statistics (N, k); sacrebleu's significance module uses the same
-    stats = [np.asarray(scorer._extract_corpus_statistics(list(h), refs), dtype=np.float64)
-             for h in (hypotheses_a, hypotheses_b)]
+    stats = [
+        np.asarray(scorer._extract_corpus_statistics(list(h), refs), dtype=np.float64)
+        for h in (hypotheses_a, hypotheses_b)
+    ]
     full = [scorer._compute_score_from_stats(list(s.sum(0))).score for s in stats]
     n = len(references)
     rng = np.random.default_rng(seed)
     counts = rng.multinomial(n, np.full(n, 1 / n), size=n_samples).astype(np.float64)  # (R, N)
     sums = [counts @ s for s in stats]  # (R, k): each resample's summed statistics
-    deltas = np.array([
-        scorer._compute_score_from_stats(list(ra)).score
-        - scorer._compute_score_from_stats(list(rb)).score
-        for ra, rb in zip(*sums, strict=True)
-    ])
+    deltas = np.array(
+        [
+            scorer._compute_score_from_stats(list(ra)).score
+            - scorer._compute_score_from_stats(list(rb)).score
+            for ra, rb in zip(*sums, strict=True)
+        ]
+    )
     delta = full[0] - full[1]
     low, high = np.percentile(deltas, [2.5, 97.5])
     if delta == 0:

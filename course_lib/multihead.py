@@ -40,8 +40,9 @@ class KeyValue(NamedTuple):
 
     def append(self, other: KeyValue) -> KeyValue:
         """The cache with ``other``'s positions added at the end (axis ``S``)."""
-        return KeyValue(torch.cat([self.key, other.key], dim=2),
-                        torch.cat([self.value, other.value], dim=2))
+        return KeyValue(
+            torch.cat([self.key, other.key], dim=2), torch.cat([self.value, other.value], dim=2)
+        )
 
     def select(self, index: Tensor) -> KeyValue:
         """Keep (or repeat) batch rows ``index`` -- beam search reorders its beams so."""
@@ -136,8 +137,15 @@ class MultiHeadAttention(nn.Module):
             return combine_masks(attn_mask, kpm)
         return combine_masks(attn_mask, None)
 
-    def _attend(self, q: Tensor, kv: KeyValue, key_padding_mask, attn_mask, need_weights: bool,
-                average_attn_weights: bool) -> tuple[Tensor, Tensor | None]:
+    def _attend(
+        self,
+        q: Tensor,
+        kv: KeyValue,
+        key_padding_mask,
+        attn_mask,
+        need_weights: bool,
+        average_attn_weights: bool,
+    ) -> tuple[Tensor, Tensor | None]:
         B, _, T, _ = q.shape
         S = kv.key.shape[2]
         mask = self._heads_mask(attn_mask, key_padding_mask, B, T, S)
@@ -175,8 +183,7 @@ class MultiHeadAttention(nn.Module):
             q, kv = self._project_self(query)
         else:
             q, kv = self._split(self.q_proj(query)), self.project_kv(key, value)
-        return self._attend(q, kv, key_padding_mask, attn_mask, need_weights,
-                            average_attn_weights)
+        return self._attend(q, kv, key_padding_mask, attn_mask, need_weights, average_attn_weights)
 
     def _project_self(self, x: Tensor) -> tuple[Tensor, KeyValue]:
         """Queries, keys and values of one input: one ``(B, L, D) @ (D, 3D)`` product."""
@@ -208,8 +215,14 @@ class MultiHeadAttention(nn.Module):
             raise ValueError(
                 f"the cache holds {kv.key.shape[0]} sequences but the query {len(query)}"
             )
-        return self._attend(self._split(self.q_proj(query)), kv, key_padding_mask, attn_mask,
-                            need_weights, average_attn_weights)
+        return self._attend(
+            self._split(self.q_proj(query)),
+            kv,
+            key_padding_mask,
+            attn_mask,
+            need_weights,
+            average_attn_weights,
+        )
 
     def self_attention_step(
         self,
@@ -232,6 +245,7 @@ class MultiHeadAttention(nn.Module):
         t = x.shape[1]
         # new query i (position past + i) may see keys 0 .. past + i: (t, past + t), True above
         mask = torch.ones(t, past + t, dtype=torch.bool, device=x.device).triu(past + 1)
-        out, weights = self._attend(q, kv, None, mask if t > 1 else None, need_weights,
-                                    average_attn_weights)
+        out, weights = self._attend(
+            q, kv, None, mask if t > 1 else None, need_weights, average_attn_weights
+        )
         return out, weights, kv

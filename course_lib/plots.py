@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 
 __all__ = ["plot_losses", "attention_heatmap", "attention_heatmaps", "plot_query_keys"]
 
+
 def _numpy(x) -> np.ndarray:
     if isinstance(x, torch.Tensor):
         return x.detach().cpu().numpy()
@@ -64,7 +65,13 @@ def plot_losses(
 
 
 def _heatmap(
-    ax, w: np.ndarray, x_labels, y_labels, annotate: bool, vmax: float, label_every: int = 1,
+    ax,
+    w: np.ndarray,
+    x_labels,
+    y_labels,
+    annotate: bool,
+    vmax: float,
+    label_every: int = 1,
     x_rotation: float = 0.0,
 ) -> object:
     image = ax.imshow(w, cmap="viridis", vmin=0.0, vmax=vmax, aspect="auto")
@@ -161,16 +168,20 @@ def attention_heatmaps(
     n_cols = min(n_cols, n)
     n_rows = -(-n // n_cols)
     fig, axes = plt.subplots(
-        n_rows, n_cols, figsize=(panel_size * n_cols + 1.0, (panel_size * 0.8 + 0.5) * n_rows + 0.6),
-        squeeze=False, layout="constrained",
+        n_rows,
+        n_cols,
+        figsize=(panel_size * n_cols + 1.0, (panel_size * 0.8 + 0.5) * n_rows + 0.6),
+        squeeze=False,
+        layout="constrained",
     )
     image = None
     for i, ax in enumerate(axes.flat):
         if i >= n:
             ax.axis("off")
             continue
-        image = _heatmap(ax, w[i], x_labels, y_labels, annotate=True, vmax=1.0,
-                         x_rotation=x_rotation)
+        image = _heatmap(
+            ax, w[i], x_labels, y_labels, annotate=True, vmax=1.0, x_rotation=x_rotation
+        )
         if titles is not None:
             ax.set_title(titles[i], fontsize=9)
         if i % n_cols == 0:
@@ -214,21 +225,36 @@ def plot_query_keys(
     for label, key in zip(labels, k, strict=True):
         kn = np.linalg.norm(key)
         cos = float(q @ key / (qn * kn)) if qn and kn else 0.0
-        ax.arrow(0, 0, *key, color="tab:blue", width=0.01, length_includes_head=True, head_width=0.05)
-        ax.annotate(label, key, textcoords="offset points", xytext=(6, -12), fontsize=12, color="tab:blue")
+        ax.arrow(
+            0, 0, *key, color="tab:blue", width=0.01, length_includes_head=True, head_width=0.05
+        )
+        ax.annotate(
+            label, key, textcoords="offset points", xytext=(6, -12), fontsize=12, color="tab:blue"
+        )
         lines.append(f"$q \\cdot${label} = {cos:.2f} x {qn:.2f} x {kn:.2f} = {q @ key:.2f}")
     ax.text(
-        0.02, 0.02, "cos x |q| x |k| = dot product\n" + "\n".join(lines),
-        transform=ax.transAxes, fontsize=9, va="bottom",
+        0.02,
+        0.02,
+        "cos x |q| x |k| = dot product\n" + "\n".join(lines),
+        transform=ax.transAxes,
+        fontsize=9,
+        va="bottom",
         bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "lightgray"},
     )
     if context is not None:
         c = _numpy(context).astype(float).reshape(-1)
         ax.arrow(0, 0, *c, color="tab:red", width=0.012, length_includes_head=True, head_width=0.05)
         d = c / (np.linalg.norm(c) or 1.0)  # label beyond the tip, clear of the keys' labels
-        ax.annotate("context", c, textcoords="offset points", xytext=(10 * d[0], 10 * d[1]),
-                    ha="left" if d[0] >= 0 else "right", va="center", fontsize=11,
-                    color="tab:red")
+        ax.annotate(
+            "context",
+            c,
+            textcoords="offset points",
+            xytext=(10 * d[0], 10 * d[1]),
+            ha="left" if d[0] >= 0 else "right",
+            va="center",
+            fontsize=11,
+            color="tab:red",
+        )
     ax.set_xlim(-1.6, 1.6)
     ax.set_ylim(-2.1, 1.6)
     ax.set_aspect("equal")

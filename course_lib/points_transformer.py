@@ -80,21 +80,38 @@ class SelfAttentionEncoderDecoder(nn.Module):
         h = embed(x)  # (B, L, F) -> (B, L, D)
         return self.positional(h) if self.positional is not None else h
 
-    def encode(self, source: Tensor, *, src_key_padding_mask: Tensor | None = None,
-               need_weights: bool = False) -> tuple[Tensor, list | None]:
+    def encode(
+        self,
+        source: Tensor,
+        *,
+        src_key_padding_mask: Tensor | None = None,
+        need_weights: bool = False,
+    ) -> tuple[Tensor, list | None]:
         """The encoder's output ``(B, S, D)`` and its weights per layer."""
-        return self.encoder(self._embed(source, self.embed_source),
-                            src_key_padding_mask=src_key_padding_mask, need_weights=need_weights)
+        return self.encoder(
+            self._embed(source, self.embed_source),
+            src_key_padding_mask=src_key_padding_mask,
+            need_weights=need_weights,
+        )
 
-    def decode(self, inputs: Tensor, memory: Tensor, *,
-               memory_key_padding_mask: Tensor | None = None,
-               need_weights: bool = False) -> tuple[Tensor, dict | None]:
+    def decode(
+        self,
+        inputs: Tensor,
+        memory: Tensor,
+        *,
+        memory_key_padding_mask: Tensor | None = None,
+        need_weights: bool = False,
+    ) -> tuple[Tensor, dict | None]:
         """Predicted points ``(B, T, F)`` for decoder inputs ``(B, T, F)``, under a causal mask."""
         h = self._embed(inputs, self.embed_target)
         mask = causal_mask(inputs.shape[1], device=inputs.device)  # (T, T), True above the diagonal
-        h, weights = self.decoder(h, memory, tgt_mask=mask,
-                                  memory_key_padding_mask=memory_key_padding_mask,
-                                  need_weights=need_weights)
+        h, weights = self.decoder(
+            h,
+            memory,
+            tgt_mask=mask,
+            memory_key_padding_mask=memory_key_padding_mask,
+            need_weights=need_weights,
+        )
         return self.head(h), weights  # (B, T, D) -> (B, T, F)
 
     def _start(self, source: Tensor) -> Tensor:
@@ -103,12 +120,19 @@ class SelfAttentionEncoderDecoder(nn.Module):
             return source[:, -1:]
         return torch.zeros_like(source[:, :1])
 
-    def forward(self, source: Tensor, target: Tensor | None = None, *,
-                src_key_padding_mask: Tensor | None = None, need_weights: bool = False):
+    def forward(
+        self,
+        source: Tensor,
+        target: Tensor | None = None,
+        *,
+        src_key_padding_mask: Tensor | None = None,
+        need_weights: bool = False,
+    ):
         c = self.config
         check_sequence(source, "source", c.n_features)
-        memory, enc_weights = self.encode(source, src_key_padding_mask=src_key_padding_mask,
-                                          need_weights=need_weights)
+        memory, enc_weights = self.encode(
+            source, src_key_padding_mask=src_key_padding_mask, need_weights=need_weights
+        )
         kwargs = {"memory_key_padding_mask": src_key_padding_mask, "need_weights": need_weights}
         if self.training and target is not None:
             check_sequence(target, "target", c.n_features)
@@ -126,5 +150,8 @@ class SelfAttentionEncoderDecoder(nn.Module):
             predictions = inputs[:, 1:]  # drop the start point: (B, T, F)
         if not need_weights:
             return predictions
-        return predictions, {"encoder": enc_weights, "decoder": dec_weights["self"],
-                             "cross": dec_weights["cross"]}
+        return predictions, {
+            "encoder": enc_weights,
+            "decoder": dec_weights["self"],
+            "cross": dec_weights["cross"],
+        }

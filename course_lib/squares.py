@@ -174,7 +174,9 @@ def nearest_corner(points: np.ndarray | torch.Tensor) -> np.ndarray:
     return dist.argmin(axis=-1)
 
 
-def corner_accuracy(predicted: np.ndarray | torch.Tensor, target: np.ndarray | torch.Tensor) -> float:
+def corner_accuracy(
+    predicted: np.ndarray | torch.Tensor, target: np.ndarray | torch.Tensor
+) -> float:
     """Fraction of predicted points that are nearest to the same corner as the true point.
 
     A readable companion to the MSE: 1.0 means every predicted point landed nearest the
@@ -222,8 +224,16 @@ def _draw_square(ax, source, target, predicted, direction, source_len: int) -> N
             else:
                 labels.append([point, str(i)])
         for point, text in labels:
-            ax.annotate(text, point, textcoords="offset points", xytext=(-12, -13),
-                        fontsize=9, color=PREDICTED_COLOR, fontweight="bold", ha="right")
+            ax.annotate(
+                text,
+                point,
+                textcoords="offset points",
+                xytext=(-12, -13),
+                fontsize=9,
+                color=PREDICTED_COLOR,
+                fontweight="bold",
+                ha="right",
+            )
     name = "clockwise" if direction == CLOCKWISE else "counter-clockwise"
     ax.set_title(name, fontsize=10)
     ax.set_xlim(-1.7, 1.7)
@@ -273,7 +283,9 @@ def plot_squares(
     n_cols = min(n_cols, n)
     n_rows = -(-n // n_cols)
     fig, axes = plt.subplots(
-        n_rows, n_cols, figsize=(panel_size * n_cols, (panel_size + 0.35) * n_rows + 0.7),
+        n_rows,
+        n_cols,
+        figsize=(panel_size * n_cols, (panel_size + 0.35) * n_rows + 0.7),
         squeeze=False,
     )
     for i, ax in enumerate(axes.flat):

@@ -44,8 +44,18 @@ __all__ = [
 
 #: The tutorial's English openings ("i m" is "i'm" after normalisation).
 ENGLISH_PREFIXES = (
-    "i am ", "i m ", "he is", "he s ", "she is", "she s ",
-    "you are", "you re ", "we are", "we re ", "they are", "they re ",
+    "i am ",
+    "i m ",
+    "he is",
+    "he s ",
+    "she is",
+    "she s ",
+    "you are",
+    "you re ",
+    "we are",
+    "we re ",
+    "they are",
+    "they re ",
 )
 
 _SPLIT_OFF = re.compile(r"([.!?])")
@@ -63,7 +73,8 @@ def normalize(text: str) -> str:
     if not isinstance(text, str):
         raise TypeError(f"normalize takes a string, got {type(text).__name__}")
     folded = "".join(
-        ch for ch in unicodedata.normalize("NFD", text.lower().strip())
+        ch
+        for ch in unicodedata.normalize("NFD", text.lower().strip())
         if unicodedata.category(ch) != "Mn"  # drop the combining accents NFD split off
     )
     spaced = _SPLIT_OFF.sub(r" \1", folded)
@@ -100,8 +111,10 @@ def tutorial_filter(
     sides whose English side starts with one of ``prefixes``."""
     prefixes = tuple(prefixes)
     return [
-        (eng, fra) for eng, fra in pairs
-        if len(eng.split(" ")) < max_words and len(fra.split(" ")) < max_words
+        (eng, fra)
+        for eng, fra in pairs
+        if len(eng.split(" ")) < max_words
+        and len(fra.split(" ")) < max_words
         and eng.startswith(prefixes)
     ]
 
@@ -183,7 +196,9 @@ def split_pairs(
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an integer, got {seed!r}")
     if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-9:
-        raise ValueError(f"fractions must be three non-negative shares summing to 1, got {fractions}")
+        raise ValueError(
+            f"fractions must be three non-negative shares summing to 1, got {fractions}"
+        )
     if len(pairs) < 3:
         raise ValueError(f"need at least 3 pairs to split, got {len(pairs)}")
     groups = sentence_groups(pairs)

@@ -59,7 +59,9 @@ def _track(x, name: str, columns: int = 3) -> np.ndarray:
 
 def _same_batch(a: np.ndarray, b: np.ndarray, names: str) -> None:
     if a.shape[0] != b.shape[0]:
-        raise ValueError(f"{names} hold different numbers of trajectories: {a.shape[0]} vs {b.shape[0]}")
+        raise ValueError(
+            f"{names} hold different numbers of trajectories: {a.shape[0]} vs {b.shape[0]}"
+        )
 
 
 def relative_metres(observed, future=None):
@@ -165,7 +167,9 @@ class TrajectoryFeatures:
         return from_local(pred, seen[:, -1:, :2])  # metres from the last fix -> degrees
 
 
-def trajectory_datasets(features: TrajectoryFeatures, train, valid, *, teacher_forcing: bool = True):
+def trajectory_datasets(
+    features: TrajectoryFeatures, train, valid, *, teacher_forcing: bool = True
+):
     """Training and validation datasets for the Trainer, from ``(observed, future)`` pairs.
 
     With ``teacher_forcing`` the training items are ``(source, target, target)``: the model
@@ -184,7 +188,9 @@ def displacement_errors(predicted, true) -> np.ndarray:
     """Distance in metres between predicted and true positions, ``(N, T, >=2) -> (N, T)``."""
     p, t = _track(predicted, "predicted", 2), _track(true, "true", 2)
     if p.shape[:2] != t.shape[:2]:
-        raise ValueError(f"predicted {p.shape[:2]} and true {t.shape[:2]} must have the same (N, T)")
+        raise ValueError(
+            f"predicted {p.shape[:2]} and true {t.shape[:2]} must have the same (N, T)"
+        )
     return haversine(p[..., :2], t[..., :2])
 
 

@@ -95,20 +95,41 @@ class EncoderLayer(_Sublayers):
         ``(B, S, D)`` and, with ``need_weights``, the weights of every head ``(B, Nh, S, S)``.
     """
 
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0,
-                 add_norm: str | None = "post") -> None:
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        dropout: float = 0.0,
+        add_norm: str | None = "post",
+    ) -> None:
         super().__init__(d_model, 2, add_norm, dropout)
         self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
         self.ffn = FeedForward(d_model, d_ff, dropout)
 
-    def forward(self, x: Tensor, *, src_mask: Tensor | None = None,
-                src_key_padding_mask: Tensor | None = None,
-                need_weights: bool = False) -> tuple[Tensor, Tensor | None]:
+    def forward(
+        self,
+        x: Tensor,
+        *,
+        src_mask: Tensor | None = None,
+        src_key_padding_mask: Tensor | None = None,
+        need_weights: bool = False,
+    ) -> tuple[Tensor, Tensor | None]:
         self._check_width(x=x)
-        x, weights = self._sublayer(0, x, lambda h: self.self_attn(
-            h, h, h, key_padding_mask=src_key_padding_mask, attn_mask=src_mask,
-            need_weights=need_weights, average_attn_weights=False))
-        x, = self._sublayer(1, x, lambda h: (self.ffn(h),))
+        x, weights = self._sublayer(
+            0,
+            x,
+            lambda h: self.self_attn(
+                h,
+                h,
+                h,
+                key_padding_mask=src_key_padding_mask,
+                attn_mask=src_mask,
+                need_weights=need_weights,
+                average_attn_weights=False,
+            ),
+        )
+        (x,) = self._sublayer(1, x, lambda h: (self.ffn(h),))
         return x, weights
 
 
@@ -122,42 +143,94 @@ class DecoderLayer(_Sublayers):
         cross ``(B, Nh, T, S)``.
     """
 
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0,
-                 add_norm: str | None = "post") -> None:
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        dropout: float = 0.0,
+        add_norm: str | None = "post",
+    ) -> None:
         super().__init__(d_model, 3, add_norm, dropout)
         self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
         self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout)
         self.ffn = FeedForward(d_model, d_ff, dropout)
 
-    def forward(self, x: Tensor, memory: Tensor, *, tgt_mask: Tensor | None = None,
-                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
-                memory_key_padding_mask: Tensor | None = None,
-                need_weights: bool = False) -> tuple[Tensor, Tensor | None, Tensor | None]:
+    def forward(
+        self,
+        x: Tensor,
+        memory: Tensor,
+        *,
+        tgt_mask: Tensor | None = None,
+        memory_mask: Tensor | None = None,
+        tgt_key_padding_mask: Tensor | None = None,
+        memory_key_padding_mask: Tensor | None = None,
+        need_weights: bool = False,
+    ) -> tuple[Tensor, Tensor | None, Tensor | None]:
         self._check_width(x=x, memory=memory)
-        x, self_weights = self._sublayer(0, x, lambda h: self.self_attn(
-            h, h, h, key_padding_mask=tgt_key_padding_mask, attn_mask=tgt_mask,
-            need_weights=need_weights, average_attn_weights=False))
-        x, cross_weights = self._sublayer(1, x, lambda h: self.cross_attn(
-            h, memory, memory, key_padding_mask=memory_key_padding_mask, attn_mask=memory_mask,
-            need_weights=need_weights, average_attn_weights=False))
-        x, = self._sublayer(2, x, lambda h: (self.ffn(h),))
+        x, self_weights = self._sublayer(
+            0,
+            x,
+            lambda h: self.self_attn(
+                h,
+                h,
+                h,
+                key_padding_mask=tgt_key_padding_mask,
+                attn_mask=tgt_mask,
+                need_weights=need_weights,
+                average_attn_weights=False,
+            ),
+        )
+        x, cross_weights = self._sublayer(
+            1,
+            x,
+            lambda h: self.cross_attn(
+                h,
+                memory,
+                memory,
+                key_padding_mask=memory_key_padding_mask,
+                attn_mask=memory_mask,
+                need_weights=need_weights,
+                average_attn_weights=False,
+            ),
+        )
+        (x,) = self._sublayer(2, x, lambda h: (self.ffn(h),))
         return x, self_weights, cross_weights
 
-    def step(self, x: Tensor, memory_kv: KeyValue, cache: KeyValue | None, *,
-             memory_key_padding_mask: Tensor | None = None, need_weights: bool = False):
+    def step(
+        self,
+        x: Tensor,
+        memory_kv: KeyValue,
+        cache: KeyValue | None,
+        *,
+        memory_key_padding_mask: Tensor | None = None,
+        need_weights: bool = False,
+    ):
         """The newest target positions ``x`` ``(B, t, D)`` given the cached earlier ones.
 
         Returns ``(output (B, t, D), self weights, cross weights, updated cache)``; the same
         numbers ``forward`` gives at those positions under a causal ``tgt_mask``.
         """
         self._check_width(x=x)
-        x, self_weights, cache = self._sublayer(0, x, lambda h: (
-            self.self_attn.self_attention_step(
-                h, cache, need_weights=need_weights, average_attn_weights=False)))
-        x, cross_weights = self._sublayer(1, x, lambda h: self.cross_attn.attend(
-            h, memory_kv, key_padding_mask=memory_key_padding_mask,
-            need_weights=need_weights, average_attn_weights=False))
-        x, = self._sublayer(2, x, lambda h: (self.ffn(h),))
+        x, self_weights, cache = self._sublayer(
+            0,
+            x,
+            lambda h: self.self_attn.self_attention_step(
+                h, cache, need_weights=need_weights, average_attn_weights=False
+            ),
+        )
+        x, cross_weights = self._sublayer(
+            1,
+            x,
+            lambda h: self.cross_attn.attend(
+                h,
+                memory_kv,
+                key_padding_mask=memory_key_padding_mask,
+                need_weights=need_weights,
+                average_attn_weights=False,
+            ),
+        )
+        (x,) = self._sublayer(2, x, lambda h: (self.ffn(h),))
         return x, self_weights, cross_weights, cache
 
 
@@ -166,14 +239,20 @@ class _Stack(nn.Module):
 
     layer_type: type[nn.Module]
 
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, num_layers: int,
-                 dropout: float = 0.0, add_norm: str | None = "post") -> None:
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        num_layers: int,
+        dropout: float = 0.0,
+        add_norm: str | None = "post",
+    ) -> None:
         super().__init__()
         if num_layers < 1:
             raise ValueError(f"num_layers must be at least 1, got {num_layers}")
         self.layers = nn.ModuleList(
-            self.layer_type(d_model, num_heads, d_ff, dropout, add_norm)
-            for _ in range(num_layers)
+            self.layer_type(d_model, num_heads, d_ff, dropout, add_norm) for _ in range(num_layers)
         )
         self.norm = nn.LayerNorm(d_model) if add_norm == "pre" else nn.Identity()
 
@@ -188,13 +267,22 @@ class TransformerEncoder(_Stack):
 
     layer_type = EncoderLayer
 
-    def forward(self, x: Tensor, *, mask: Tensor | None = None,
-                src_key_padding_mask: Tensor | None = None,
-                need_weights: bool = False) -> tuple[Tensor, list[Tensor] | None]:
+    def forward(
+        self,
+        x: Tensor,
+        *,
+        mask: Tensor | None = None,
+        src_key_padding_mask: Tensor | None = None,
+        need_weights: bool = False,
+    ) -> tuple[Tensor, list[Tensor] | None]:
         weights = []
         for layer in self.layers:
-            x, w = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
-                         need_weights=need_weights)
+            x, w = layer(
+                x,
+                src_mask=mask,
+                src_key_padding_mask=src_key_padding_mask,
+                need_weights=need_weights,
+            )
             weights.append(w)
         return self.norm(x), (weights if need_weights else None)
 
@@ -234,15 +322,28 @@ class TransformerDecoder(_Stack):
 
     layer_type = DecoderLayer
 
-    def forward(self, x: Tensor, memory: Tensor, *, tgt_mask: Tensor | None = None,
-                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
-                memory_key_padding_mask: Tensor | None = None, need_weights: bool = False):
+    def forward(
+        self,
+        x: Tensor,
+        memory: Tensor,
+        *,
+        tgt_mask: Tensor | None = None,
+        memory_mask: Tensor | None = None,
+        tgt_key_padding_mask: Tensor | None = None,
+        memory_key_padding_mask: Tensor | None = None,
+        need_weights: bool = False,
+    ):
         self_weights, cross_weights = [], []
         for layer in self.layers:
-            x, ws, wc = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
-                              tgt_key_padding_mask=tgt_key_padding_mask,
-                              memory_key_padding_mask=memory_key_padding_mask,
-                              need_weights=need_weights)
+            x, ws, wc = layer(
+                x,
+                memory,
+                tgt_mask=tgt_mask,
+                memory_mask=memory_mask,
+                tgt_key_padding_mask=tgt_key_padding_mask,
+                memory_key_padding_mask=memory_key_padding_mask,
+                need_weights=need_weights,
+            )
             self_weights.append(ws)
             cross_weights.append(wc)
         weights = {"self": self_weights, "cross": cross_weights} if need_weights else None
@@ -255,17 +356,27 @@ class TransformerDecoder(_Stack):
             tuple(None for _ in self.layers),
         )
 
-    def step(self, x: Tensor, cache: DecoderCache, *,
-             memory_key_padding_mask: Tensor | None = None, need_weights: bool = False):
+    def step(
+        self,
+        x: Tensor,
+        cache: DecoderCache,
+        *,
+        memory_key_padding_mask: Tensor | None = None,
+        need_weights: bool = False,
+    ):
         """Decode the newest positions ``x`` ``(B, t, D)`` (usually ``t = 1``).
 
         Returns ``(output (B, t, D), updated cache, weights or None)``.
         """
         new_self, self_weights, cross_weights = [], [], []
         for layer, memory_kv, kv in zip(self.layers, cache.memory, cache.self_attn, strict=True):
-            x, ws, wc, kv = layer.step(x, memory_kv, kv,
-                                       memory_key_padding_mask=memory_key_padding_mask,
-                                       need_weights=need_weights)
+            x, ws, wc, kv = layer.step(
+                x,
+                memory_kv,
+                kv,
+                memory_key_padding_mask=memory_key_padding_mask,
+                need_weights=need_weights,
+            )
             new_self.append(kv)
             self_weights.append(ws)
             cross_weights.append(wc)

@@ -66,13 +66,15 @@ class TranslationTransformer(nn.Module):
         self.tgt_embed = nn.Embedding(c.tgt_vocab, c.d_model, padding_idx=PAD)
         self.positional = PositionalEncoding(c.max_len, c.d_model)
         self.dropout = nn.Dropout(c.dropout)
-        self.encoder = TransformerEncoder(c.d_model, c.num_heads, c.d_ff, c.num_encoder_layers,
-                                          c.dropout, c.add_norm)
-        self.decoder = TransformerDecoder(c.d_model, c.num_heads, c.d_ff, c.num_decoder_layers,
-                                          c.dropout, c.add_norm)
+        self.encoder = TransformerEncoder(
+            c.d_model, c.num_heads, c.d_ff, c.num_encoder_layers, c.dropout, c.add_norm
+        )
+        self.decoder = TransformerDecoder(
+            c.d_model, c.num_heads, c.d_ff, c.num_decoder_layers, c.dropout, c.add_norm
+        )
         self.output = nn.Linear(c.d_model, c.tgt_vocab)
         for embedding in (self.src_embed, self.tgt_embed):  # unit-variance rows / sqrt(D)
-            nn.init.normal_(embedding.weight, std=c.d_model ** -0.5)
+            nn.init.normal_(embedding.weight, std=c.d_model**-0.5)
             with torch.no_grad():
                 embedding.weight[PAD].zero_()
         if c.tie_embeddings:
@@ -92,8 +94,9 @@ class TranslationTransformer(nn.Module):
         self._check_tokens(src, "src", self.config.src_vocab)
         src_key_padding_mask = src == PAD  # (B, S), True = padding
         x = self.dropout(self.positional(self.src_embed(src)))  # (B, S, D)
-        memory, weights = self.encoder(x, src_key_padding_mask=src_key_padding_mask,
-                                       need_weights=need_weights)
+        memory, weights = self.encoder(
+            x, src_key_padding_mask=src_key_padding_mask, need_weights=need_weights
+        )
         return memory, src_key_padding_mask, weights
 
     def forward(self, src: Tensor, tgt_in: Tensor, *, need_weights: bool = False):
@@ -102,8 +105,11 @@ class TranslationTransformer(nn.Module):
         T = tgt_in.shape[1]
         y = self.dropout(self.positional(self.tgt_embed(tgt_in)))  # (B, T, D)
         h, dec_weights = self.decoder(
-            y, memory, tgt_mask=causal_mask(T, device=tgt_in.device),
-            tgt_key_padding_mask=tgt_in == PAD, memory_key_padding_mask=src_kpm,
+            y,
+            memory,
+            tgt_mask=causal_mask(T, device=tgt_in.device),
+            tgt_key_padding_mask=tgt_in == PAD,
+            memory_key_padding_mask=src_kpm,
             need_weights=need_weights,
         )
         logits = self.output(h)  # (B, T, D) -> (B, T, V)
@@ -111,8 +117,9 @@ class TranslationTransformer(nn.Module):
             return logits
         return logits, {"encoder": enc_weights, **dec_weights}
 
-    def init_cache(self, memory: Tensor, *,
-                   src_key_padding_mask: Tensor | None = None) -> DecoderCache:
+    def init_cache(
+        self, memory: Tensor, *, src_key_padding_mask: Tensor | None = None
+    ) -> DecoderCache:
         """The decoder's cache for a batch of encoded sentences (memory projected once).
 
         ``src_key_padding_mask`` is accepted for the decoding protocol shared with the
@@ -121,13 +128,21 @@ class TranslationTransformer(nn.Module):
         """
         return self.decoder.init_cache(memory)
 
-    def step(self, tokens: Tensor, cache: DecoderCache, src_key_padding_mask: Tensor, *,
-             need_weights: bool = False):
+    def step(
+        self,
+        tokens: Tensor,
+        cache: DecoderCache,
+        src_key_padding_mask: Tensor,
+        *,
+        need_weights: bool = False,
+    ):
         """Logits ``(B, t, V)`` for the newest target tokens ``(B, t)``, positions
         ``cache.length ...``; returns ``(logits, updated cache, weights or None)``."""
         y = self.positional(self.tgt_embed(tokens), start=cache.length)  # (B, t, D)
         h, cache, weights = self.decoder.step(
-            self.dropout(y), cache, memory_key_padding_mask=src_key_padding_mask,
+            self.dropout(y),
+            cache,
+            memory_key_padding_mask=src_key_padding_mask,
             need_weights=need_weights,
         )
         return self.output(h), cache, weights
@@ -146,5 +161,6 @@ def translation_loss(logits: Tensor, target: Tensor, label_smoothing: float = 0.
             f"{shape_str(target)}"
         )
     # (B, T, V) -> (B * T, V) and (B, T) -> (B * T,): one prediction per position
-    return F.cross_entropy(logits.flatten(0, 1), target.flatten(), ignore_index=PAD,
-                           label_smoothing=label_smoothing)
+    return F.cross_entropy(
+        logits.flatten(0, 1), target.flatten(), ignore_index=PAD, label_smoothing=label_smoothing
+    )

@@ -45,7 +45,9 @@ class Vocab:
         clash = sorted(set(counts) & set(SPECIALS))
         if clash:
             raise ValueError(f"the sentences contain special tokens {clash}: normalise them first")
-        kept = sorted((w for w, n in counts.items() if n >= min_freq), key=lambda w: (-counts[w], w))
+        kept = sorted(
+            (w for w, n in counts.items() if n >= min_freq), key=lambda w: (-counts[w], w)
+        )
         self.words: list[str] = [*SPECIALS, *kept]
         self.index: dict[str, int] = {w: i for i, w in enumerate(self.words)}
         self.counts = counts

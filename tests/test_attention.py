@@ -26,7 +26,7 @@ def attention_inputs(draw):
     elif mask_shape == "full":
         mask = torch.rand(*batch, t, s, generator=g) < draw(st.floats(0, 0.9))
     elif mask_shape == "keys":  # one mask row for all queries, broadcast
-        mask = (torch.rand(*batch, 1, s, generator=g) < 0.5)
+        mask = torch.rand(*batch, 1, s, generator=g) < 0.5
     else:  # a (T, S) mask shared by the batch
         mask = torch.rand(t, s, generator=g) < 0.5
     return q, k, v, mask
@@ -44,7 +44,9 @@ def test_parity_with_torch_sdpa(inputs):
     assert (mask is None) or torch.equal(mask, mask0)
     # PyTorch's polarity is the opposite: True = takes part
     reference = F.scaled_dot_product_attention(q, k, v, attn_mask=None if mask is None else ~mask)
-    blocked = torch.zeros(weights.shape, dtype=torch.bool) if mask is None else mask.expand(weights.shape)
+    blocked = (
+        torch.zeros(weights.shape, dtype=torch.bool) if mask is None else mask.expand(weights.shape)
+    )
     empty = blocked.all(-1)  # (..., T): rows where every key is blocked
     torch.testing.assert_close(context[~empty], reference[~empty], rtol=1e-9, atol=1e-9)
     # rows sum to 1, blocked positions are exactly 0, fully masked rows are all zeros
@@ -99,7 +101,9 @@ def test_additive_attention_shapes_masks_and_different_widths():
     assert context.shape == (2, 4, 2) and weights.shape == (2, 4, 6)
     torch.testing.assert_close(weights.sum(-1), torch.ones(2, 4))
     assert torch.all(weights[1, :, 2:] == 0)
-    manual = attention.w_v(torch.tanh(attention.w_q(q)[:, :, None] + attention.w_k(k)[:, None])).squeeze(-1)
+    manual = attention.w_v(
+        torch.tanh(attention.w_q(q)[:, :, None] + attention.w_k(k)[:, None])
+    ).squeeze(-1)
     torch.testing.assert_close(weights[0], manual[0].softmax(-1))
     with pytest.raises(ValueError, match="query must be"):
         attention(torch.randn(2, 4, 5), k, v)
@@ -134,17 +138,35 @@ def test_modules_keep_no_state():
 @pytest.mark.parametrize(
     "call, error, message",
     [
-        (lambda: scaled_dot_product_attention(torch.randn(2, 3, 4), torch.randn(3, 5, 4),
-                                              torch.randn(3, 5, 4)), ValueError, "batch"),
-        (lambda: scaled_dot_product_attention(torch.ones(2, 3, 4, dtype=torch.long),
-                                              torch.randn(2, 5, 4), torch.randn(2, 5, 4)),
-         TypeError, "embed token ids"),
-        (lambda: scaled_dot_product_attention(torch.randn(2, 3, 4), torch.randn(2, 5, 4),
-                                              torch.randn(2, 5, 4), dropout_p=-0.5),
-         ValueError, "probability"),
+        (
+            lambda: scaled_dot_product_attention(
+                torch.randn(2, 3, 4), torch.randn(3, 5, 4), torch.randn(3, 5, 4)
+            ),
+            ValueError,
+            "batch",
+        ),
+        (
+            lambda: scaled_dot_product_attention(
+                torch.ones(2, 3, 4, dtype=torch.long), torch.randn(2, 5, 4), torch.randn(2, 5, 4)
+            ),
+            TypeError,
+            "embed token ids",
+        ),
+        (
+            lambda: scaled_dot_product_attention(
+                torch.randn(2, 3, 4), torch.randn(2, 5, 4), torch.randn(2, 5, 4), dropout_p=-0.5
+            ),
+            ValueError,
+            "probability",
+        ),
         (lambda: Attention(4)(torch.randn(2, 3, 4), torch.randn(3, 5, 4)), ValueError, "batch"),
-        (lambda: AdditiveAttention(4, 4, 8)(torch.randn(2, 3, 4), torch.randn(3, 5, 4),
-                                            torch.randn(3, 5, 4)), ValueError, "batch"),
+        (
+            lambda: AdditiveAttention(4, 4, 8)(
+                torch.randn(2, 3, 4), torch.randn(3, 5, 4), torch.randn(3, 5, 4)
+            ),
+            ValueError,
+            "batch",
+        ),
     ],
 )
 def test_mistakes_a_new_user_makes(call, error, message):

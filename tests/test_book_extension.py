@@ -16,11 +16,13 @@ def load_extension():
 
 def test_exercises_restart_at_one_in_every_document():
     ext = load_extension()
-    env = SimpleNamespace(toc_fignumbers={
-        "chapters/01": {"exercise": {"a": (2,), "b": (1,)}, "figure": {"f": (1,)}},
-        "chapters/03": {"exercise": {"c": (15,), "d": (17,), "e": (16,)}},
-        "intro": {},
-    })
+    env = SimpleNamespace(
+        toc_fignumbers={
+            "chapters/01": {"exercise": {"a": (2,), "b": (1,)}, "figure": {"f": (1,)}},
+            "chapters/03": {"exercise": {"c": (15,), "d": (17,), "e": (16,)}},
+            "intro": {},
+        }
+    )
     assert ext._number_exercises_per_chapter(None, env) == []
     assert env.toc_fignumbers["chapters/01"]["exercise"] == {"b": (1,), "a": (2,)}
     assert env.toc_fignumbers["chapters/03"]["exercise"] == {"c": (1,), "e": (2,), "d": (3,)}

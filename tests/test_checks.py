@@ -68,9 +68,22 @@ def test_decoder_inputs():
         check_decoder_inputs(lambda s, t: torch.cat([s[:, -1:], t], 1))
 
 
-def scheduled(encoder, decoder, source, target, p, generator, *, coins="sequence",
-              first_coin=False, last_coin=False, use_generator=True, carry=True,
-              look_ahead=False, detach=None):
+def scheduled(
+    encoder,
+    decoder,
+    source,
+    target,
+    p,
+    generator,
+    *,
+    coins="sequence",
+    first_coin=False,
+    last_coin=False,
+    use_generator=True,
+    carry=True,
+    look_ahead=False,
+    detach=None,
+):
     """Scheduled sampling with one coin per sequence, and classic ways to get it wrong.
 
     coins: "sequence" (right), "shared" (one per step), "first" (B drawn, the first used
@@ -165,9 +178,7 @@ def test_scheduled_decode_features_broadcast_is_named_where_it_runs():
         check_scheduled_decode(features_if_they_fit)
 
 
-@pytest.mark.parametrize(
-    "check", [check_gru_cell, check_decoder_inputs, check_scheduled_decode]
-)
+@pytest.mark.parametrize("check", [check_gru_cell, check_decoder_inputs, check_scheduled_decode])
 def test_unimplemented_answers_fail_with_a_message(check):
     with pytest.raises(CheckFailed, match="not implemented yet"):
         check(not_implemented)
@@ -217,7 +228,9 @@ def test_masked_softmax_check():
 
 def sdpa(q, k, v, m, scale=None):
     scores = q @ k.transpose(-2, -1) * (scale if scale is not None else q.shape[-1] ** -0.5)
-    w = good_masked_softmax(scores, m if m is not None else torch.zeros_like(scores, dtype=torch.bool))
+    w = good_masked_softmax(
+        scores, m if m is not None else torch.zeros_like(scores, dtype=torch.bool)
+    )
     return w @ v, w
 
 
@@ -255,10 +268,14 @@ def test_general_scores_check(capsys):
         (lambda *a: general(*a, softmax=True), "these are the weights"),
         (lambda *a: general(*a, scale="query", softmax=True), "of scaled scores"),
         (lambda *a: general(*a, transpose=True), "used transposed"),  # shapes clash
-        (lambda q, k, w: general(q, k, w, transpose=w.shape[0] == w.shape[1]),
-         "used transposed"),  # right only where Eq != Ek
-        (lambda q, k, w: general(q, k, w) + 0.5 * is_identity(w),  # wrong only there
-         "with W = I the general score is the dot product"),
+        (
+            lambda q, k, w: general(q, k, w, transpose=w.shape[0] == w.shape[1]),
+            "used transposed",
+        ),  # right only where Eq != Ek
+        (
+            lambda q, k, w: general(q, k, w) + 0.5 * is_identity(w),  # wrong only there
+            "with W = I the general score is the dot product",
+        ),
         (lambda *a: general(*a).transpose(1, 2), r"one row per query"),
         (lambda *a: general(*a)[..., :1], "returned shape"),
     ]:
@@ -396,8 +413,17 @@ from course_lib.checks import (  # noqa: E402
 from course_lib.positional import sinusoidal_encoding  # noqa: E402
 
 
-def token_positions(sentence, vocab, d_model, eos=True, concatenated=False, start=0, exponent=2,
-                    as_list=False, dtype=torch.long):
+def token_positions(
+    sentence,
+    vocab,
+    d_model,
+    eos=True,
+    concatenated=False,
+    start=0,
+    exponent=2,
+    as_list=False,
+    dtype=torch.long,
+):
     ids = vocab.encode(sentence, eos=eos)
     pos = torch.arange(start, start + len(ids), dtype=torch.float64)[:, None]
     angles = pos / 10000 ** (exponent * torch.arange(d_model // 2) / d_model)
@@ -411,8 +437,9 @@ def token_positions(sentence, vocab, d_model, eos=True, concatenated=False, star
 def test_token_positions_check(capsys):
     check_token_positions(token_positions)
     assert "✓ token_positions: all 4 cases agree" in capsys.readouterr().out
-    check_token_positions(lambda s, v, d: (torch.tensor(v.encode(s)),
-                                           sinusoidal_encoding(len(v.encode(s)), d)))
+    check_token_positions(
+        lambda s, v, d: (torch.tensor(v.encode(s)), sinusoidal_encoding(len(v.encode(s)), d))
+    )
     for kwargs, message in [
         ({"eos": False}, "<eos> that vocab.encode appends"),
         ({"concatenated": True}, r"concatenated layout.*\[0.8415, 0.5403, 0.8020, 0.5974\]"),
@@ -442,14 +469,18 @@ def test_attention_shapes_check(capsys):
     check_attention_shapes(lambda *a: [list(s) for s in attention_shapes(*a)])
     check_attention_shapes(lambda *a: [torch.Size(s) for s in attention_shapes(*a)])
     for answer, message in [
-        (lambda b, lq, lk, d, h: ((b, lq, lk), (b, lq, lk), (b, h, lq, lk)),
-         r"output shape \(2, 3, 5\) is wrong: that is the shape of the head-averaged"),
+        (
+            lambda b, lq, lk, d, h: ((b, lq, lk), (b, lq, lk), (b, h, lq, lk)),
+            r"output shape \(2, 3, 5\) is wrong: that is the shape of the head-averaged",
+        ),
         (lambda b, lq, lk, d, h: ((b, lk, d), (b, lq, lk), (b, h, lq, lk)), "rows as there"),
         (lambda b, lq, lk, d, h: ((b, lq, d), (b, h, lq, lk), (b, h, lq, lk)), "removes the H"),
         (lambda b, lq, lk, d, h: ((b, lq, d), (b, lq, lk), (b, lq, h, lk)), "head axis second"),
         (lambda b, lq, lk, d, h: ((b, lq, d), (b, lq, lk), (h, b, lq, lk)), "head axis second"),
-        (lambda b, lq, lk, d, h: ((lq, b, d), (b, lq, lk), (b, h, lq, lk)),
-         r"expected \(B, Lq, D\) = \(2, 3, 8\)"),
+        (
+            lambda b, lq, lk, d, h: ((lq, b, d), (b, lq, lk), (b, h, lq, lk)),
+            r"expected \(B, Lq, D\) = \(2, 3, 8\)",
+        ),
         (lambda b, lq, lk, d, h: ("B, Lq, D", (b, lq, lk), (b, h, lq, lk)), "tuple of ints"),
         (lambda *a: attention_shapes(*a)[:2], "three shapes"),
     ]:
@@ -487,8 +518,18 @@ def test_decoder_self_attention_mask_check(capsys):
             check_decoder_self_attention_mask(answer)
 
 
-def cached_step(q, k, v, cache_k, cache_v, scale=True, prepend=False, include_new=True,
-                axis=-1, keep_cache=False):
+def cached_step(
+    q,
+    k,
+    v,
+    cache_k,
+    cache_v,
+    scale=True,
+    prepend=False,
+    include_new=True,
+    axis=-1,
+    keep_cache=False,
+):
     new_k = torch.cat([k, cache_k] if prepend else [cache_k, k], 1)
     new_v = torch.cat([v, cache_v] if prepend else [cache_v, v], 1)
     keys, values = (new_k, new_v) if include_new else (cache_k, cache_v)
@@ -537,8 +578,11 @@ def smoothed_loss(logits, target, eps, others=False, logs=True, reduce="mean", s
 def test_label_smoothed_loss_check(capsys):
     check_label_smoothed_loss(smoothed_loss)
     assert "✓ label_smoothed_loss: all 6 cases agree" in capsys.readouterr().out
-    check_label_smoothed_loss(lambda x, y, e: torch.nn.functional.cross_entropy(
-        x.log_softmax(-1).log_softmax(-1), y, label_smoothing=e))  # log_softmax is idempotent
+    check_label_smoothed_loss(
+        lambda x, y, e: torch.nn.functional.cross_entropy(
+            x.log_softmax(-1).log_softmax(-1), y, label_smoothing=e
+        )
+    )  # log_softmax is idempotent
     check_label_smoothed_loss(lambda *a: smoothed_loss(*a).item())  # a float is fine
     for kwargs, message in [
         ({"others": True}, "V - 1 other classes"),
@@ -548,6 +592,7 @@ def test_label_smoothed_loss_check(capsys):
         ({"sign": -1.0}, "sign is flipped"),
         ({"reduce": "none"}, "average over the N predictions"),
     ]:
+
         def answer(x, y, e, kw=kwargs):
             kw = dict(kw)
             return smoothed_loss(x, y, kw.pop("eps", e), **kw)
@@ -559,8 +604,14 @@ def test_label_smoothed_loss_check(capsys):
 
 
 @pytest.mark.parametrize(
-    "check", [check_token_positions, check_attention_shapes, check_decoder_self_attention_mask,
-              check_cached_attention_step, check_label_smoothed_loss],
+    "check",
+    [
+        check_token_positions,
+        check_attention_shapes,
+        check_decoder_self_attention_mask,
+        check_cached_attention_step,
+        check_label_smoothed_loss,
+    ],
 )
 def test_chapter5_unimplemented_answers_fail_with_a_message(check):
     with pytest.raises(CheckFailed, match="not implemented yet"):
@@ -697,14 +748,22 @@ def test_shift_matrix_check_agrees_with_the_library_table(capsys):
 
 @pytest.mark.parametrize(
     "check, answer",
-    [(check_gru_cell, gru_cell), (check_scheduled_decode, scheduled),
-     (check_general_scores, general),
-     (check_attention_step, attention_step), (check_context_only_decoder, context_only()),
-     (check_multi_head_attention, mha_forward), (check_encoder_layer, encoder_layer),
-     (check_learned_positions, learned_positions()), (check_shift_matrix, shift_matrix),
-     (check_decoder_self_attention_mask, decoder_mask), (check_cached_attention_step, cached_step),
-     (check_label_smoothed_loss, smoothed_loss), (check_token_positions, token_positions),
-     (check_attention_shapes, attention_shapes)],
+    [
+        (check_gru_cell, gru_cell),
+        (check_scheduled_decode, scheduled),
+        (check_general_scores, general),
+        (check_attention_step, attention_step),
+        (check_context_only_decoder, context_only()),
+        (check_multi_head_attention, mha_forward),
+        (check_encoder_layer, encoder_layer),
+        (check_learned_positions, learned_positions()),
+        (check_shift_matrix, shift_matrix),
+        (check_decoder_self_attention_mask, decoder_mask),
+        (check_cached_attention_step, cached_step),
+        (check_label_smoothed_loss, smoothed_loss),
+        (check_token_positions, token_positions),
+        (check_attention_shapes, attention_shapes),
+    ],
 )
 def test_checks_leave_the_students_random_numbers_alone(check, answer):
     torch.manual_seed(1234)

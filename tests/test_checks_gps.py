@@ -50,8 +50,14 @@ def test_the_reference_answers_pass(check, answer, capsys):
 def test_unimplemented_answers_say_so():
     def todo(*args):
         raise NotImplementedError
-    for check in (check_datasets, check_inverse_transform, check_haversine, check_ade_fde,
-                  check_constant_velocity):
+
+    for check in (
+        check_datasets,
+        check_inverse_transform,
+        check_haversine,
+        check_ade_fde,
+        check_constant_velocity,
+    ):
         with pytest.raises(CheckFailed, match="not implemented yet"):
             check(todo)
 
@@ -67,12 +73,18 @@ def test_datasets_scaled_on_all_splits_are_caught():
 
 def test_unscaled_metres_and_timestamps_are_caught():
     def metres(train, valid):
-        return [TensorDataset(*(torch.tensor(a, dtype=torch.float32) for a in relative_metres(*s)))
-                for s in (train, valid)]
+        return [
+            TensorDataset(*(torch.tensor(a, dtype=torch.float32) for a in relative_metres(*s)))
+            for s in (train, valid)
+        ]
 
     def with_time(train, valid):
-        return [TensorDataset(torch.tensor(s[0], dtype=torch.float32), torch.tensor(s[1], dtype=torch.float32))
-                for s in (train, valid)]
+        return [
+            TensorDataset(
+                torch.tensor(s[0], dtype=torch.float32), torch.tensor(s[1], dtype=torch.float32)
+            )
+            for s in (train, valid)
+        ]
 
     with pytest.raises(CheckFailed, match="not standardised"):
         check_datasets(metres)
@@ -95,8 +107,10 @@ def test_inverse_transform_mistakes_are_named():
 
 def test_haversine_mistakes_are_named():
     def degrees(a, b):
-        h = (np.sin((b - a)[:, 0] / 2) ** 2
-             + np.cos(a[:, 0]) * np.cos(b[:, 0]) * np.sin((b - a)[:, 1] / 2) ** 2)
+        h = (
+            np.sin((b - a)[:, 0] / 2) ** 2
+            + np.cos(a[:, 0]) * np.cos(b[:, 0]) * np.sin((b - a)[:, 1] / 2) ** 2
+        )
         return 2 * EARTH_RADIUS_M * np.arcsin(np.sqrt(h))
 
     with pytest.raises(CheckFailed, match="radians"):

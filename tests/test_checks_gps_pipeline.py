@@ -46,10 +46,13 @@ def test_the_trajectory_map_passes_and_its_mistakes_are_named(tracks, capsys):
     check_plot_trajectories(plot_trajectories, *tracks, 3)
     assert "✓" in capsys.readouterr().out
     with pytest.raises(CheckFailed, match="swapped"):
-        check_plot_trajectories(lambda o, f, n: plot_trajectories(o, f, n, lambda xy: xy[:, ::-1]),
-                                *tracks, 3)
+        check_plot_trajectories(
+            lambda o, f, n: plot_trajectories(o, f, n, lambda xy: xy[:, ::-1]), *tracks, 3
+        )
     with pytest.raises(CheckFailed, match="equal axes"):
-        check_plot_trajectories(lambda o, f, n: plot_trajectories(o, f, n, aspect="auto"), *tracks, 3)
+        check_plot_trajectories(
+            lambda o, f, n: plot_trajectories(o, f, n, aspect="auto"), *tracks, 3
+        )
     with pytest.raises(CheckFailed, match="trajectory 3 is drawn too"):
         check_plot_trajectories(lambda o, f, n: plot_trajectories(o, f, n + 1), *tracks, 3)
     with pytest.raises(CheckFailed, match="return the matplotlib Figure"):
@@ -87,23 +90,32 @@ def test_the_prediction_panels_pass_and_their_mistakes_are_named(tracks, capsys)
     check_plot_predictions(plot_predictions, observed, future, 3)
     assert "✓" in capsys.readouterr().out
     with pytest.raises(CheckFailed, match="centred on Florence"):
-        check_plot_predictions(lambda *a: plot_predictions(*a, centre=np.asarray(FLORENCE)),
-                               observed, future, 3)
+        check_plot_predictions(
+            lambda *a: plot_predictions(*a, centre=np.asarray(FLORENCE)), observed, future, 3
+        )
     with pytest.raises(CheckFailed, match="one panel per trajectory"):
-        check_plot_predictions(lambda o, f, p, n: plot_predictions(o, f, p, 4),
-                               observed, future, 3)
+        check_plot_predictions(lambda o, f, p, n: plot_predictions(o, f, p, 4), observed, future, 3)
     with pytest.raises(CheckFailed, match="'constant velocity' prediction"):
-        check_plot_predictions(lambda o, f, p, n: plot_predictions(o, f, {"stay": p["stay"]}, n),
-                               observed, future, 3)
+        check_plot_predictions(
+            lambda o, f, p, n: plot_predictions(o, f, {"stay": p["stay"]}, n), observed, future, 3
+        )
 
 
 def build_models(add_norm="post", hidden=64):
     return {
         "GRU": EncoderDecoder(Encoder(2, hidden), Decoder(2, hidden), 3, 0.5),
         "GRU + attention": EncoderDecoder(Encoder(2, 64), AttentionDecoder(2, 64), 3, 0.5),
-        "self-attention": SelfAttentionEncoderDecoder(SelfAttentionConfig(
-            n_features=2, d_model=32, num_heads=4, d_ff=64, target_len=3, num_layers=2,
-            add_norm=add_norm)),
+        "self-attention": SelfAttentionEncoderDecoder(
+            SelfAttentionConfig(
+                n_features=2,
+                d_model=32,
+                num_heads=4,
+                d_ff=64,
+                target_len=3,
+                num_layers=2,
+                add_norm=add_norm,
+            )
+        ),
     }
 
 
@@ -130,10 +142,13 @@ def train_attention_gru(train_set, valid_set, epochs=15, lr=1e-3):
     torch.manual_seed(0)
     model = EncoderDecoder(Encoder(2, 64), AttentionDecoder(2, 64), 3, 0.5)
     src, tgt = train_set.tensors
-    loader = DataLoader(TensorDataset(src, tgt, tgt), batch_size=64, shuffle=True, generator=torch.Generator())
+    loader = DataLoader(
+        TensorDataset(src, tgt, tgt), batch_size=64, shuffle=True, generator=torch.Generator()
+    )
     trainer = Trainer(model, nn.MSELoss(), torch.optim.Adam(model.parameters(), lr=lr), "cpu")
-    return trainer.fit(loader, DataLoader(valid_set, batch_size=200), epochs=epochs, seed=0,
-                       progress=False)
+    return trainer.fit(
+        loader, DataLoader(valid_set, batch_size=200), epochs=epochs, seed=0, progress=False
+    )
 
 
 def test_training_passes_and_an_untrained_model_is_caught(exercise_data, capsys):

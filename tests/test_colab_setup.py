@@ -26,8 +26,10 @@ ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "chapters" / "02a_attention_pooling.ipynb"  # the quickest chapter
 NOT_LINKED = ("course_lib", "__editable__", "course-lib")
 
+
 def git(*args: str, cwd: Path) -> None:
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
 
 @pytest.fixture(scope="module")
 def repository(tmp_path_factory) -> str:
@@ -35,13 +37,24 @@ def repository(tmp_path_factory) -> str:
     repo = tmp_path_factory.mktemp("repo")
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, repo / name)
-    shutil.copytree(ROOT / "course_lib", repo / "course_lib",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "course_lib", repo / "course_lib", ignore=shutil.ignore_patterns("__pycache__")
+    )
     git("init", "-q", "-b", "main", cwd=repo)
     git("add", ".", cwd=repo)
-    git("-c", "user.name=test", "-c", "user.email=test@example.org",
-        "commit", "-q", "-m", "package", cwd=repo)
+    git(
+        "-c",
+        "user.name=test",
+        "-c",
+        "user.email=test@example.org",
+        "commit",
+        "-q",
+        "-m",
+        "package",
+        cwd=repo,
+    )
     return f"file://localhost{repo}@main"  # pip 23 rejects file:/// in a requirement
+
 
 @pytest.fixture(scope="module")
 def bare_python(tmp_path_factory) -> str:
@@ -49,29 +62,36 @@ def bare_python(tmp_path_factory) -> str:
     env_dir = tmp_path_factory.mktemp("bare-venv")
     venv.EnvBuilder(with_pip=False, symlinks=True).create(env_dir)
     python = env_dir / "bin" / "python"
-    target = Path(subprocess.run(
-        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True, capture_output=True, text=True,
-    ).stdout.strip())
+    target = Path(
+        subprocess.run(
+            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
     source = Path(sysconfig.get_paths()["purelib"])
     for entry in source.iterdir():
         if not entry.name.startswith(NOT_LINKED):
             (target / entry.name).symlink_to(entry)
-    check = subprocess.run(
-        [python, "-c", "import course_lib"], cwd=env_dir, capture_output=True
-    )
+    check = subprocess.run([python, "-c", "import course_lib"], cwd=env_dir, capture_output=True)
     assert check.returncode != 0, "course_lib is importable before the setup cell ran"
     return str(python)
 
+
 def run_in(python: str, nb, workdir: Path) -> None:
     NotebookClient(
-        nb, km=nbtools.kernel_manager(python), timeout=600,
+        nb,
+        km=nbtools.kernel_manager(python),
+        timeout=600,
         resources={"metadata": {"path": str(workdir)}},
     ).execute()
+
 
 def with_setup_cell(nb, repository: str):
     nb.cells[0].source = nbtools.setup_cell_source(repository)
     return nb
+
 
 @pytest.fixture(scope="module")
 def offline(tmp_path_factory):
@@ -86,26 +106,33 @@ def offline(tmp_path_factory):
         else:
             os.environ[key] = value
 
+
 def test_setup_cell_installs_the_library_and_the_notebooks_run(
     repository, bare_python, offline, tmp_path
 ):
     chapter = with_setup_cell(nbtools.read(CHAPTER), repository)
     run_in(bare_python, chapter, tmp_path)
 
-    errors = [o for c in chapter.cells if c.cell_type == "code" for o in c.outputs
-              if o.output_type == "error"]
+    errors = [
+        o
+        for c in chapter.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.output_type == "error"
+    ]
     assert not errors, errors[0]
     where = subprocess.run(
         [bare_python, "-c", "import course_lib.checks as c; print(c.__file__)"],
-        cwd=tmp_path, capture_output=True, text=True, check=True,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert "site-packages" in where and str(ROOT) not in where, where
 
-    student = with_setup_cell(make_student.build_student(CHAPTER, keep_solutions=True),
-                              repository)
+    student = with_setup_cell(make_student.build_student(CHAPTER, keep_solutions=True), repository)
     run_in(bare_python, student, tmp_path)
-    checks = [c for c in student.cells if c.cell_type == "code"
-              and c.source.startswith("check_")]
+    checks = [c for c in student.cells if c.cell_type == "code" and c.source.startswith("check_")]
     assert checks
     for cell in checks:
         text = "".join(o.get("text", "") for o in cell.outputs)

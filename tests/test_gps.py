@@ -58,8 +58,9 @@ def test_city_speeds_match_the_modes_and_stay_in_the_city():
 
 def test_city_turns_persist():
     """The learnable structure: the heading change of one interval predicts the next one."""
-    seen, _ = city_trajectories(5000, rng=np.random.default_rng(5),
-                                config=CityConfig(gps_noise_m=0.0))
+    seen, _ = city_trajectories(
+        5000, rng=np.random.default_rng(5), config=CityConfig(gps_noise_m=0.0)
+    )
     en = to_local(seen[..., :2], seen[:, -1:, :2])
     steps = np.diff(en, axis=1)
     heading = np.unwrap(np.arctan2(steps[..., 0], steps[..., 1]), axis=1)

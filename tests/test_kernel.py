@@ -20,10 +20,21 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_a_broken_python3_kernelspec_is_not_used(tmp_path, monkeypatch):
     spec = tmp_path / "kernels" / "python3"
     spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": ["/nonexistent/python", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "someone else's Python", "language": "python",
-    }))
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [
+                    "/nonexistent/python",
+                    "-m",
+                    "ipykernel_launcher",
+                    "-f",
+                    "{connection_file}",
+                ],
+                "display_name": "someone else's Python",
+                "language": "python",
+            }
+        )
+    )
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("import sys; print(sys.executable)")]

@@ -44,7 +44,8 @@ def normalised(node: ast.AST) -> str:
         body = getattr(sub, "body", None)
         if (
             isinstance(sub, (ast.FunctionDef, ast.ClassDef, ast.Module))
-            and body and isinstance(body[0], ast.Expr)
+            and body
+            and isinstance(body[0], ast.Expr)
             and isinstance(body[0].value, ast.Constant)
             and isinstance(body[0].value.value, str)
         ):
@@ -58,9 +59,7 @@ def kept() -> dict[str, tuple[str, str]]:
     for short in MODULES:
         module = importlib.import_module(f"course_lib.lecture.{short}")
         tree = ast.parse(inspect.getsource(module))
-        defs = {
-            n.name: n for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))
-        }
+        defs = {n.name: n for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
         for name in module.__all__:
             out[name] = (short, normalised(defs[name]))
     return out
@@ -77,8 +76,10 @@ def built_in_chapters() -> list[tuple[str, str, str]]:
             lines = "".join(cell["source"]).splitlines()
             # IPython magics and shell lines are not Python
             source = "\n".join(
-                line.replace(line.lstrip(), "pass") if line.lstrip().startswith(("%", "!"))
-                else line for line in lines
+                line.replace(line.lstrip(), "pass")
+                if line.lstrip().startswith(("%", "!"))
+                else line
+                for line in lines
             )
             for node in ast.parse(source).body:
                 if isinstance(node, (ast.ClassDef, ast.FunctionDef)):

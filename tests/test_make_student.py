@@ -26,29 +26,34 @@ TODO = "def add_one(x):\n    '''Add one.'''\n    # YOUR CODE HERE\n    raise Not
 
 
 def test_solutions_become_todo_and_exercises_plain_markdown(tmp_path):
-    path = chapter(tmp_path, [
-        md("Chapter text, not in the student notebook."),
-        md("## Exercises\n\nIntro with a link."),
-        code("import math"),
-        md(EXERCISE),
-        md(START),
-        code(SOLUTION),
-        md("Why this works (solution prose).\n\n```{solution-end}\n```"),
-        code("check(add_one)"),
-        md("```{exercise} Explain\n:label: ex-why\n\nWhy?\n```\n"),
-        md("```{solution} ex-why\n:class: dropdown\n\nBecause.\n```"),
-        md("```{exercise} Same cell\n:label: ex-same\n\nHow?\n```\n\n"
-           "```{solution} ex-same\n:class: dropdown\n\nLike this.\n```\n"),
-        md(START.replace("ex-add", "ex-why")),
-        code("print('a whole-cell solution, dropped')"),
-        md("```{solution-end}\n```"),
-        md("```{exercise} Written, then code\n:label: ex-both\n\n(a) Why? (b) Code.\n```"),
-        md(START.replace("ex-add", "ex-both")),
-        md("(a) Because (solution prose, first)."),
-        code(SOLUTION),
-        md("```{solution-end}\n```"),
-        md("## Summary\n\nNot in the student notebook."),
-    ])
+    path = chapter(
+        tmp_path,
+        [
+            md("Chapter text, not in the student notebook."),
+            md("## Exercises\n\nIntro with a link."),
+            code("import math"),
+            md(EXERCISE),
+            md(START),
+            code(SOLUTION),
+            md("Why this works (solution prose).\n\n```{solution-end}\n```"),
+            code("check(add_one)"),
+            md("```{exercise} Explain\n:label: ex-why\n\nWhy?\n```\n"),
+            md("```{solution} ex-why\n:class: dropdown\n\nBecause.\n```"),
+            md(
+                "```{exercise} Same cell\n:label: ex-same\n\nHow?\n```\n\n"
+                "```{solution} ex-same\n:class: dropdown\n\nLike this.\n```\n"
+            ),
+            md(START.replace("ex-add", "ex-why")),
+            code("print('a whole-cell solution, dropped')"),
+            md("```{solution-end}\n```"),
+            md("```{exercise} Written, then code\n:label: ex-both\n\n(a) Why? (b) Code.\n```"),
+            md(START.replace("ex-add", "ex-both")),
+            md("(a) Because (solution prose, first)."),
+            code(SOLUTION),
+            md("```{solution-end}\n```"),
+            md("## Summary\n\nNot in the student notebook."),
+        ],
+    )
     nb = ms.build_student(path)
     sources = [c.source for c in nb.cells]
     assert sources[1].startswith("# Exercises: Demo chapter")
@@ -90,16 +95,25 @@ def test_malformed_sections_are_reported(tmp_path, cells, message):
 
 def test_solution_figures_become_embedded_target_figures(tmp_path):
     png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-    figure = nbformat.v4.new_output("display_data", data={"image/png": png + "\n",
-                                                          "text/plain": "<Figure>"})
+    figure = nbformat.v4.new_output(
+        "display_data", data={"image/png": png + "\n", "text/plain": "<Figure>"}
+    )
     drawn = code("plot(add_one)")
     drawn.outputs = [figure]
     outside = code("plot(check)")
     outside.outputs = [figure]
-    path = chapter(tmp_path, [
-        md("## Exercises"), md(EXERCISE), md(START), code(SOLUTION), drawn,
-        md("```{solution-end}\n```"), outside,
-    ])
+    path = chapter(
+        tmp_path,
+        [
+            md("## Exercises"),
+            md(EXERCISE),
+            md(START),
+            code(SOLUTION),
+            drawn,
+            md("```{solution-end}\n```"),
+            outside,
+        ],
+    )
     cells = ms.build_student(path).cells[2:]
     assert [c.cell_type for c in cells] == ["markdown", "code", "markdown", "code"]
     target = cells[2].source
@@ -109,13 +123,16 @@ def test_solution_figures_become_embedded_target_figures(tmp_path):
 
 
 def test_myst_roles_become_markdown_jupyter_renders():
-    text = ("See {class}`~course_lib.attention.Attention`, {func}`course_lib.geo.haversine`, "
-            "{doc}`02b_scoring_functions`, {doc}`the scores <02b_scoring_functions>` and "
-            "{cite}`vaswani2017attention`.")
+    text = (
+        "See {class}`~course_lib.attention.Attention`, {func}`course_lib.geo.haversine`, "
+        "{doc}`02b_scoring_functions`, {doc}`the scores <02b_scoring_functions>` and "
+        "{cite}`vaswani2017attention`."
+    )
     assert ms.plain_roles(text) == (
         "See `Attention`, `course_lib.geo.haversine`, "
         "[02b_scoring_functions](../chapters/02b_scoring_functions.ipynb), "
-        "[the scores](../chapters/02b_scoring_functions.ipynb) and [vaswani2017attention].")
+        "[the scores](../chapters/02b_scoring_functions.ipynb) and [vaswani2017attention]."
+    )
 
 
 def test_student_notebooks_hold_no_raw_roles():

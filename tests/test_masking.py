@@ -32,7 +32,9 @@ def test_masked_softmax_forms_agree_and_do_not_mutate():
 def test_masked_softmax_errors():
     scores = torch.randn(2, 3, 4)
     with pytest.raises(ValueError, match="not both"):
-        masked_softmax(scores, torch.zeros(2, 3, 4, dtype=torch.bool), valid_lens=torch.tensor([1, 2]))
+        masked_softmax(
+            scores, torch.zeros(2, 3, 4, dtype=torch.bool), valid_lens=torch.tensor([1, 2])
+        )
     with pytest.raises(TypeError, match="boolean .* or float"):
         masked_softmax(scores, torch.zeros(2, 3, 4, dtype=torch.long))
     with pytest.raises(ValueError, match="does not fit"):
@@ -50,9 +52,16 @@ def test_masked_softmax_errors():
 def test_mask_builders():
     tokens = torch.tensor([[5, 6, 0], [7, 0, 0]])
     assert padding_mask(tokens, pad_id=0).tolist() == [[False, False, True], [False, True, True]]
-    assert padding_mask(torch.tensor([3, 1])).tolist() == [[False, False, False], [False, True, True]]
+    assert padding_mask(torch.tensor([3, 1])).tolist() == [
+        [False, False, False],
+        [False, True, True],
+    ]
     assert padding_mask(torch.tensor([1]), max_len=2).tolist() == [[False, True]]
-    assert causal_mask(3).tolist() == [[False, True, True], [False, False, True], [False, False, False]]
+    assert causal_mask(3).tolist() == [
+        [False, True, True],
+        [False, False, True],
+        [False, False, False],
+    ]
     with pytest.raises(ValueError, match=r"lengths must lie in \[0, max_len=2\]"):
         padding_mask(torch.tensor([3]), max_len=2)
     with pytest.raises(ValueError, match="pad_id"):

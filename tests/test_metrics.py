@@ -28,8 +28,11 @@ def test_bleu_is_sacrebleus_corpus_bleu_with_its_signature():
 
 
 @pytest.mark.parametrize(
-    "hyp, ref, error", [
-        (HYP, REF[:2], ValueError), ([], [], ValueError), ("i am cold", "i am cold", TypeError),
+    "hyp, ref, error",
+    [
+        (HYP, REF[:2], ValueError),
+        ([], [], ValueError),
+        ("i am cold", "i am cold", TypeError),
     ],
 )
 def test_bleu_rejects_mismatched_corpora(hyp, ref, error):
@@ -90,8 +93,10 @@ def test_paired_bootstrap_finds_no_difference_in_noise():
 
 
 @pytest.mark.parametrize(
-    "kwargs, error", [
-        ({"metric": "TER"}, ValueError), ({"n_samples": 10}, ValueError),
+    "kwargs, error",
+    [
+        ({"metric": "TER"}, ValueError),
+        ({"n_samples": 10}, ValueError),
     ],
 )
 def test_paired_bootstrap_rejects_bad_arguments(kwargs, error):

@@ -17,23 +17,35 @@ def pair(d_model, num_heads, bias=True, seed=0):
     with torch.no_grad():
         for p in ours.parameters():  # move away from the zero biases of the default init
             p.copy_(torch.randn_like(p) * 0.3)
-        ref.in_proj_weight.copy_(torch.cat([ours.q_proj.weight, ours.k_proj.weight, ours.v_proj.weight]))
+        ref.in_proj_weight.copy_(
+            torch.cat([ours.q_proj.weight, ours.k_proj.weight, ours.v_proj.weight])
+        )
         ref.out_proj.weight.copy_(ours.out_proj.weight)
         if bias:
-            ref.in_proj_bias.copy_(torch.cat([ours.q_proj.bias, ours.k_proj.bias, ours.v_proj.bias]))
+            ref.in_proj_bias.copy_(
+                torch.cat([ours.q_proj.bias, ours.k_proj.bias, ours.v_proj.bias])
+            )
             ref.out_proj.bias.copy_(ours.out_proj.bias)
     return ours, ref
 
 
 @settings(max_examples=60, deadline=None)
 @given(
-    heads=st.sampled_from([1, 2, 4]), head_dim=st.integers(1, 4), b=st.integers(1, 3),
-    t=st.integers(1, 5), s=st.integers(1, 6), seed=st.integers(0, 10_000),
-    self_attention=st.booleans(), use_kpm=st.booleans(), use_causal=st.booleans(),
-    bias=st.booleans(), average=st.booleans(),
+    heads=st.sampled_from([1, 2, 4]),
+    head_dim=st.integers(1, 4),
+    b=st.integers(1, 3),
+    t=st.integers(1, 5),
+    s=st.integers(1, 6),
+    seed=st.integers(0, 10_000),
+    self_attention=st.booleans(),
+    use_kpm=st.booleans(),
+    use_causal=st.booleans(),
+    bias=st.booleans(),
+    average=st.booleans(),
 )
-def test_parity_with_nn_multiheadattention(heads, head_dim, b, t, s, seed, self_attention,
-                                           use_kpm, use_causal, bias, average):
+def test_parity_with_nn_multiheadattention(
+    heads, head_dim, b, t, s, seed, self_attention, use_kpm, use_causal, bias, average
+):
     d = heads * head_dim
     ours, ref = pair(d, heads, bias=bias, seed=seed)
     g = torch.Generator().manual_seed(seed)
@@ -102,8 +114,14 @@ def test_dropout_only_in_training():
         (lambda m, x: m(x, x, x[..., :4]), "value must be batch-first"),
         (lambda m, x: m(x[0], x[0], x[0]), "batch-first"),
         (lambda m, x: m(x, x[:1], x[:1]), "share the batch size"),
-        (lambda m, x: m(x, x, x, key_padding_mask=torch.zeros(2, 4, dtype=torch.bool)), r"\(B, S\)"),
-        (lambda m, x: m(x, x, x, attn_mask=torch.zeros(2, 5, 5, dtype=torch.bool)), r"B \* num_heads"),
+        (
+            lambda m, x: m(x, x, x, key_padding_mask=torch.zeros(2, 4, dtype=torch.bool)),
+            r"\(B, S\)",
+        ),
+        (
+            lambda m, x: m(x, x, x, attn_mask=torch.zeros(2, 5, 5, dtype=torch.bool)),
+            r"B \* num_heads",
+        ),
         (lambda m, x: m(x, x, x, attn_mask=torch.zeros(4, 5, dtype=torch.bool)), r"\(T, S\)"),
     ],
 )
@@ -113,13 +131,17 @@ def test_clear_errors(call, message):
 
 
 def test_heads_must_divide_d_model():
-    with pytest.raises(ValueError, match=r"d_model=10 must be divisible by num_heads=3.*\[1, 2, 5, 10\]"):
+    with pytest.raises(
+        ValueError, match=r"d_model=10 must be divisible by num_heads=3.*\[1, 2, 5, 10\]"
+    ):
         MultiHeadAttention(10, 3)
 
 
 def test_same_member_names_as_the_issue_contract():
     mha = MultiHeadAttention(8, 2)
-    assert all(isinstance(getattr(mha, n), nn.Linear) for n in ("q_proj", "k_proj", "v_proj", "out_proj"))
+    assert all(
+        isinstance(getattr(mha, n), nn.Linear) for n in ("q_proj", "k_proj", "v_proj", "out_proj")
+    )
 
 
 def test_bad_inputs_say_what_to_do():
@@ -131,8 +153,7 @@ def test_bad_inputs_say_what_to_do():
         MultiHeadAttention(8, 2, dropout=-0.1)
     x = torch.randn(2, 5, 8)
     with pytest.raises(TypeError, match=r"mask.bool\(\)"):
-        mha(x, x, x, key_padding_mask=torch.zeros(2, 5, dtype=torch.long),
-            attn_mask=causal_mask(5))
+        mha(x, x, x, key_padding_mask=torch.zeros(2, 5, dtype=torch.long), attn_mask=causal_mask(5))
 
 
 # -- the key/value cache ----------------------------------------------------------------------

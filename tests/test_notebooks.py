@@ -29,7 +29,9 @@ def test_every_code_cell_ran_in_order_without_errors(path):
     nb = nbtools.read(path)
     code = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
     counts = [c.execution_count for c in code]
-    assert None not in counts, f"{path.name}: unexecuted cells at {[i for i, n in enumerate(counts) if n is None]}"
+    assert None not in counts, (
+        f"{path.name}: unexecuted cells at {[i for i, n in enumerate(counts) if n is None]}"
+    )
     assert counts == list(range(1, len(code) + 1)), (
         f"{path.name}: execution counts {counts} are not 1..{len(code)}: run `make execute`"
     )
@@ -37,7 +39,9 @@ def test_every_code_cell_ran_in_order_without_errors(path):
         errors = [o for o in cell.outputs if o.output_type == "error"]
         assert not errors, f"{path.name}, cell [{cell.execution_count}] raised {errors[0].ename}"
         streams = [o for o in cell.outputs if o.output_type == "stream" and o.name == "stderr"]
-        assert not streams, f"{path.name}, cell [{cell.execution_count}] wrote to stderr: {streams[0].text[:200]}"
+        assert not streams, (
+            f"{path.name}, cell [{cell.execution_count}] wrote to stderr: {streams[0].text[:200]}"
+        )
     run = nb.metadata.get("course", {}).get("execution")
     assert run and run["succeeded"], f"{path.name} has no record of `make execute`"
 

@@ -32,8 +32,12 @@ def library_modules() -> list[str]:
 def pip(*args: str, cwd: Path) -> None:
     env = {**os.environ, "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     subprocess.run(
-        [sys.executable, "-m", "pip", *args], cwd=cwd, env=env, check=True,
-        capture_output=True, text=True,
+        [sys.executable, "-m", "pip", *args],
+        cwd=cwd,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
     )
 
 
@@ -53,9 +57,7 @@ def wheel(tmp_path_factory) -> Path:
 def test_the_wheel_holds_every_module(wheel):
     with zipfile.ZipFile(wheel) as archive:
         files = set(archive.namelist())
-    expected = {
-        str(p.relative_to(ROOT).as_posix()) for p in LIBRARY.rglob("*.py")
-    }
+    expected = {str(p.relative_to(ROOT).as_posix()) for p in LIBRARY.rglob("*.py")}
     missing = sorted(expected - files)
     assert not missing, f"the wheel lacks {missing}: check [tool.setuptools.packages.find]"
 
@@ -76,8 +78,11 @@ def test_every_module_imports_from_the_installed_wheel(wheel, tmp_path):
         "print(len(sys.modules))\n"
     )
     result = subprocess.run(
-        [sys.executable, "-S", "-c", script], cwd=tmp_path, env=env,
-        capture_output=True, text=True,
+        [sys.executable, "-S", "-c", script],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "course_lib.checks" in modules

@@ -98,8 +98,11 @@ def test_the_default_model_has_add_norm_and_learns_distinct_future_steps():
     track = velocity * steps  # (512, 8, 2), last observed point at the origin
     source, target = track[:, :5], track[:, 5:]
     torch.manual_seed(0)
-    m = SelfAttentionEncoderDecoder(SelfAttentionConfig(
-        n_features=2, d_model=32, num_heads=4, d_ff=64, target_len=3, num_layers=2))
+    m = SelfAttentionEncoderDecoder(
+        SelfAttentionConfig(
+            n_features=2, d_model=32, num_heads=4, d_ff=64, target_len=3, num_layers=2
+        )
+    )
     optimizer = torch.optim.Adam(m.parameters(), lr=3e-3)
     for _ in range(150):
         batch = torch.randint(0, 512, (64,), generator=gen)

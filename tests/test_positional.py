@@ -8,12 +8,14 @@ from course_lib.positional import PositionalEncoding, sinusoidal_encoding
 
 def test_the_lectures_table():
     table = sinusoidal_encoding(max_len=10, d_model=8)
-    expected = torch.tensor([
-        [0.0000, 1.0000, 0.0000, 1.0000, 0.0000, 1.0000, 0.0000, 1.0000],
-        [0.8415, 0.5403, 0.0998, 0.9950, 0.0100, 1.0000, 0.0010, 1.0000],
-        [0.9093, -0.4161, 0.1987, 0.9801, 0.0200, 0.9998, 0.0020, 1.0000],
-        [0.1411, -0.9900, 0.2955, 0.9553, 0.0300, 0.9996, 0.0030, 1.0000],
-    ])
+    expected = torch.tensor(
+        [
+            [0.0000, 1.0000, 0.0000, 1.0000, 0.0000, 1.0000, 0.0000, 1.0000],
+            [0.8415, 0.5403, 0.0998, 0.9950, 0.0100, 1.0000, 0.0010, 1.0000],
+            [0.9093, -0.4161, 0.1987, 0.9801, 0.0200, 0.9998, 0.0020, 1.0000],
+            [0.1411, -0.9900, 0.2955, 0.9553, 0.0300, 0.9996, 0.0030, 1.0000],
+        ]
+    )
     torch.testing.assert_close(table[:4].round(decimals=4), expected, atol=1e-7, rtol=0)
 
 
@@ -21,7 +23,9 @@ def test_formula_and_equal_distances_for_equal_offsets():
     d, table = 16, sinusoidal_encoding(50, 16)
     pos, i = 7, 3
     assert table[pos, 2 * i].item() == pytest.approx(math.sin(pos / 10000 ** (2 * i / d)), abs=1e-6)
-    assert table[pos, 2 * i + 1].item() == pytest.approx(math.cos(pos / 10000 ** (2 * i / d)), abs=1e-6)
+    assert table[pos, 2 * i + 1].item() == pytest.approx(
+        math.cos(pos / 10000 ** (2 * i / d)), abs=1e-6
+    )
     dist = torch.cdist(table, table)  # (50, 50)
     for offset in (1, 3, 10):
         diag = torch.diagonal(dist, offset)

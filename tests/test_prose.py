@@ -62,8 +62,9 @@ def test_printed_rounding_code_constants_and_source_tags(tmp_path):
 def test_a_planted_stale_number_is_reported_with_its_cell(tmp_path):
     chapter = next(p for p in CHAPTERS if p.name == "06_gps_trajectories.ipynb")
     nb = nbtools.read(chapter)
-    index = next(i for i, c in enumerate(nb.cells)
-                 if c.cell_type == "markdown" and "79.8 m" in c.source)
+    index = next(
+        i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "79.8 m" in c.source
+    )
     nb.cells[index].source = nb.cells[index].source.replace("79.8 m", "78.4 m", 1)
     path = tmp_path / chapter.name
     nbformat.write(nb, path)

@@ -28,7 +28,10 @@ def sanitize(text: str) -> str:
         ("saved to /tmp/tmpab12cd/ckpt.pt", "saved to /tmp/tmpzz99yy/ckpt.pt"),
         ("tensor([1.0000], device='cuda:0')", "tensor([1.0000])"),
         ("training device: cuda", "training device: cpu"),
-        ("checked: BLEU 41.2 > 30\n✓ holds: BLEU above 30", "checked: BLEU 39.9 > 30\n✓ holds: BLEU above 30"),
+        (
+            "checked: BLEU 41.2 > 30\n✓ holds: BLEU above 30",
+            "checked: BLEU 39.9 > 30\n✓ holds: BLEU above 30",
+        ),
     ],
 )
 def test_masks_what_varies(a, b):
@@ -42,10 +45,16 @@ def test_masks_what_varies(a, b):
             "GRU: 100%|██████████| 100/100 epochs [00:02, loss=0.2593, val=0.3400]",
             "GRU: 100%|██████████| 100/100 epochs [00:02, loss=0.2593, val=0.3401]",
         ),
-        ("GRU:  99%|██████████| 99/100 epochs [00:02]", "GRU: 100%|██████████| 100/100 epochs [00:02]"),
+        (
+            "GRU:  99%|██████████| 99/100 epochs [00:02]",
+            "GRU: 100%|██████████| 100/100 epochs [00:02]",
+        ),
         ("final validation loss: 0.3400", "final validation loss: 0.3401"),
         ("tensor([[0.0832, -0.0356]])", "tensor([[0.0832, -0.0357]])"),
-        ("checked: BLEU 41.2\n✓ holds: BLEU above 30", "checked: BLEU 41.2\n✓ holds: BLEU above 40"),
+        (
+            "checked: BLEU 41.2\n✓ holds: BLEU above 30",
+            "checked: BLEU 41.2\n✓ holds: BLEU above 40",
+        ),
         ("not checked: 41.2", "not checked: 41.3"),
     ],
 )

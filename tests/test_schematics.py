@@ -51,7 +51,9 @@ def test_markdown_image_round_trips(name):
 
 
 def test_markdown_image_escapes_quotes_in_the_alt_text():
-    assert markdown_image("multi_head", 'a "b" <c>').startswith('<img alt="a &quot;b&quot; &lt;c&gt;"')
+    assert markdown_image("multi_head", 'a "b" <c>').startswith(
+        '<img alt="a &quot;b&quot; &lt;c&gt;"'
+    )
 
 
 @pytest.mark.parametrize("name", SCHEMATICS)

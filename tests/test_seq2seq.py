@@ -142,7 +142,9 @@ def test_hidden_shape_error_explains_batch_first_mistake():
         decoder(torch.randn(3, 1, 2), torch.randn(3, 1, 4))
 
 
-@pytest.mark.parametrize("kwargs", [{"target_len": 0}, {"target_len": 2, "teacher_forcing_prob": 1.5}])
+@pytest.mark.parametrize(
+    "kwargs", [{"target_len": 0}, {"target_len": 2, "teacher_forcing_prob": 1.5}]
+)
 def test_bad_constructor_arguments(kwargs):
     with pytest.raises(ValueError):
         EncoderDecoder(Encoder(2, 2), Decoder(2, 2), **kwargs)

@@ -32,7 +32,9 @@ def test_student_notebook_is_up_to_date(chapter):
     target = make_student.student_path(chapter)
     assert target.exists(), f"{target.name} is missing: run `make student`"
     expected = nbformat.writes(make_student.build_student(chapter)) + "\n"
-    assert target.read_text(encoding="utf-8") == expected, f"{target.name} is stale: run `make student`"
+    assert target.read_text(encoding="utf-8") == expected, (
+        f"{target.name} is stale: run `make student`"
+    )
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.name for c in CHAPTERS])

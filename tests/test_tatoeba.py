@@ -24,7 +24,10 @@ from course_lib.tatoeba import (
         ("Go.", "go"),
         ("Cours\u202f!", "cours !"),  # narrow no-break space before "!"
         ("Ça alors\u00a0!", "ca alors !"),  # no-break space, cedilla folded
-        ("Je suis désolé si c'est une question idiote.", "je suis desole si c est une question idiote"),
+        (
+            "Je suis désolé si c'est une question idiote.",
+            "je suis desole si c est une question idiote",
+        ),
         ("I’m 25 years old.", "i m years old"),  # typographic apostrophe, digits
         ("Vous êtes trop maigre.", "vous etes trop maigre"),
         ("  Who?!  ", "who ? !"),
@@ -64,8 +67,11 @@ def test_tutorial_filter():
 def leaks(split):
     """Validation or test sentences (either side) that also occur in training."""
     seen = {(side, sentence) for pair in split.train for side, sentence in enumerate(pair)}
-    return [pair for pair in split.validation + split.test
-            if any((side, sentence) in seen for side, sentence in enumerate(pair))]
+    return [
+        pair
+        for pair in split.validation + split.test
+        if any((side, sentence) in seen for side, sentence in enumerate(pair))
+    ]
 
 
 def test_split_of_distinct_pairs_is_seeded_disjoint_and_80_10_10():
@@ -104,9 +110,12 @@ def test_split_keeps_every_sentence_on_one_side():
 
 
 @pytest.mark.parametrize(
-    "kwargs, error", [
-        ({"seed": 1.5}, TypeError), ({"seed": "0"}, TypeError),
-        ({"fractions": (0.8, 0.1)}, ValueError), ({"fractions": (0.9, 0.2, -0.1)}, ValueError),
+    "kwargs, error",
+    [
+        ({"seed": 1.5}, TypeError),
+        ({"seed": "0"}, TypeError),
+        ({"fractions": (0.8, 0.1)}, ValueError),
+        ({"fractions": (0.9, 0.2, -0.1)}, ValueError),
     ],
 )
 def test_split_rejects_bad_arguments(kwargs, error):

@@ -43,7 +43,9 @@ def test_fit_is_deterministic_with_a_seed():
 
 def test_loss_is_the_per_sample_mean():
     x, y = torch.arange(5.0).view(5, 1), torch.zeros(5, 1)
-    trainer = Trainer(nn.Identity(), nn.MSELoss(), torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1), "cpu")
+    trainer = Trainer(
+        nn.Identity(), nn.MSELoss(), torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1), "cpu"
+    )
     loader = DataLoader(TensorDataset(x, y), batch_size=2)  # uneven last batch
     assert trainer.evaluate(loader) == pytest.approx((x**2).mean().item())
 
@@ -53,7 +55,9 @@ def test_predict_and_evaluate_restore_the_mode(mode):
     trainer = make_trainer()
     trainer.model.train(mode)
     seen = []
-    trainer.model.register_forward_hook(lambda m, i, o: seen.append((m.training, torch.is_grad_enabled())))
+    trainer.model.register_forward_hook(
+        lambda m, i, o: seen.append((m.training, torch.is_grad_enabled()))
+    )
     out = trainer.predict(torch.randn(2, 3))
     trainer.evaluate(toy_loaders()[1])
     assert trainer.model.training is mode
@@ -66,7 +70,9 @@ def test_predict_moves_nested_outputs_to_the_cpu():
         def forward(self, x):
             return x, {"weights": [x * 2], "none": None}
 
-    trainer = Trainer(Nested(), nn.MSELoss(), torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1), "cpu")
+    trainer = Trainer(
+        Nested(), nn.MSELoss(), torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1), "cpu"
+    )
     out, extra = trainer.predict(torch.ones(2, 3))
     assert out.device.type == "cpu" and extra["weights"][0].device.type == "cpu"
     assert extra["none"] is None
@@ -81,7 +87,10 @@ def test_checkpoint_round_trip(tmp_path):
     assert restored.losses == trainer.losses and restored.val_losses == trainer.val_losses
     for a, b in zip(trainer.model.parameters(), restored.model.parameters(), strict=True):
         assert torch.equal(a, b)
-    assert restored.optimizer.state_dict()["param_groups"] == trainer.optimizer.state_dict()["param_groups"]
+    assert (
+        restored.optimizer.state_dict()["param_groups"]
+        == trainer.optimizer.state_dict()["param_groups"]
+    )
 
 
 class NotAllowed:
@@ -138,26 +147,32 @@ def test_module_does_no_global_work_on_import():
 # -- options: clipping, schedules, per-token losses, mixed precision, input checks -----------
 
 
-
 def test_gradient_clipping_bounds_the_update():
     model = nn.Linear(1, 1, bias=False)
     nn.init.zeros_(model.weight)
     x, y = torch.ones(4, 1), torch.full((4, 1), 100.0)  # a huge gradient
     loader = DataLoader(TensorDataset(x, y), batch_size=4)
-    trainer = Trainer(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=1.0),
-                      "cpu", clip_grad_norm=0.5)
+    trainer = Trainer(
+        model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=1.0), "cpu", clip_grad_norm=0.5
+    )
     trainer.fit(loader, epochs=1, progress=False)
     assert model.weight.item() == pytest.approx(0.5)  # lr x clipped norm
     with pytest.raises(ValueError, match="clip_grad_norm must be positive"):
-        Trainer(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=1.0), "cpu",
-                clip_grad_norm=0)
+        Trainer(
+            model,
+            nn.MSELoss(),
+            torch.optim.SGD(model.parameters(), lr=1.0),
+            "cpu",
+            clip_grad_norm=0,
+        )
 
 
 def test_the_scheduler_steps_once_per_optimiser_step():
     model = nn.Linear(3, 1)
     optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
-    trainer = Trainer(model, nn.MSELoss(), optimizer, "cpu",
-                      scheduler=warmup_inverse_sqrt(optimizer, warmup=4))
+    trainer = Trainer(
+        model, nn.MSELoss(), optimizer, "cpu", scheduler=warmup_inverse_sqrt(optimizer, warmup=4)
+    )
     train, _ = toy_loaders()  # 8 batches per epoch
     trainer.fit(train, epochs=2, progress=False)
     assert len(trainer.learning_rates) == 16
@@ -178,8 +193,11 @@ def test_warmup_cosine_shape_and_errors():
         scheduler.step()
     assert rates[:2] == pytest.approx([1.0, 2.0])
     assert rates[2] > rates[3] > rates[4] > rates[5] == pytest.approx(0.2) == rates[7]
-    for kwargs in ({"warmup": 0, "total": 5}, {"warmup": 5, "total": 5},
-                   {"warmup": 2, "total": 5, "floor": 1.0}):
+    for kwargs in (
+        {"warmup": 0, "total": 5},
+        {"warmup": 5, "total": 5},
+        {"warmup": 2, "total": 5, "floor": 1.0},
+    ):
         with pytest.raises(ValueError):
             warmup_cosine(optimizer, **kwargs)
 
@@ -198,24 +216,35 @@ def test_ignore_index_averages_per_token_and_namedtuple_batches_work():
         return F.cross_entropy(output.flatten(0, 1), tgt.flatten(), ignore_index=-1)
 
     batches = [Tokens(logits[:1], target[:1]), Tokens(logits[1:], target[1:])]
-    trainer = Trainer(nn.Identity(), loss_fn, torch.optim.SGD(
-        [nn.Parameter(torch.zeros(1))], lr=0.1), "cpu", ignore_index=-1)
+    trainer = Trainer(
+        nn.Identity(),
+        loss_fn,
+        torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1),
+        "cpu",
+        ignore_index=-1,
+    )
     per_token = F.cross_entropy(logits.flatten(0, 1), target.flatten(), ignore_index=-1)
     assert trainer.evaluate(batches) == pytest.approx(per_token.item())
 
 
 def test_mixed_precision_is_inert_on_the_cpu():
     model = nn.Linear(3, 1)
-    trainer = Trainer(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1), "cpu",
-                      mixed_precision=True)
+    trainer = Trainer(
+        model,
+        nn.MSELoss(),
+        torch.optim.SGD(model.parameters(), lr=0.1),
+        "cpu",
+        mixed_precision=True,
+    )
     assert trainer.mixed_precision is False
     trainer.fit(*toy_loaders(), epochs=1, progress=False)
 
 
 def test_outputs_that_would_broadcast_against_the_target_are_refused():
     x, y = torch.randn(8, 3), torch.randn(8, 3)
-    trainer = Trainer(nn.Linear(3, 1), nn.MSELoss(), torch.optim.SGD(
-        nn.Linear(3, 1).parameters(), lr=0.1), "cpu")
+    trainer = Trainer(
+        nn.Linear(3, 1), nn.MSELoss(), torch.optim.SGD(nn.Linear(3, 1).parameters(), lr=0.1), "cpu"
+    )
     with pytest.raises(ValueError, match=r"output \(8, 1\) and the target \(8, 3\)"):
         trainer.evaluate(DataLoader(TensorDataset(x, y), batch_size=8))
 
@@ -233,8 +262,9 @@ def test_class_index_targets_need_one_more_output_dimension():
     x, y = torch.randn(8, 3), torch.randint(0, 4, (8,))
     good, bad = nn.Linear(3, 4), nn.Sequential(nn.Linear(3, 4), nn.Flatten(0))
     for model in (good, bad):
-        trainer = Trainer(model, nn.CrossEntropyLoss(),
-                          torch.optim.SGD(model.parameters(), lr=0.1), "cpu")
+        trainer = Trainer(
+            model, nn.CrossEntropyLoss(), torch.optim.SGD(model.parameters(), lr=0.1), "cpu"
+        )
         loader = DataLoader(TensorDataset(x, y), batch_size=8)
         if model is good:
             trainer.fit(loader, epochs=1, progress=False)
@@ -243,8 +273,9 @@ def test_class_index_targets_need_one_more_output_dimension():
                 trainer.fit(loader, epochs=1, progress=False)
 
 
-@pytest.mark.parametrize("seed, error", [(1.5, TypeError), ("0", TypeError), (True, TypeError),
-                                         (-1, ValueError)])
+@pytest.mark.parametrize(
+    "seed, error", [(1.5, TypeError), ("0", TypeError), (True, TypeError), (-1, ValueError)]
+)
 def test_seeds_must_be_integers(seed, error):
     with pytest.raises(error, match="seed"):
         make_trainer().fit(*toy_loaders(), epochs=1, seed=seed, progress=False)

@@ -89,7 +89,8 @@ def test_features_fitted_on_training_only(city):
     np.testing.assert_allclose(
         features.encode(seen[200:]).numpy(),
         features.scaler.transform(relative_metres(seen[200:])),
-        rtol=1e-6, atol=1e-6,
+        rtol=1e-6,
+        atol=1e-6,
     )
 
 
@@ -124,7 +125,9 @@ def test_constant_velocity_is_exact_on_a_straight_line_and_stay_is_not():
     seen, ahead = track[:, :5], track[:, 5:]
     cv = constant_velocity(seen, ahead[..., 2])
     assert np.max(displacement_errors(cv, ahead)) < 1e-6
-    np.testing.assert_allclose(displacement_errors(stay(seen, 3), ahead), [[100, 200, 300]], rtol=1e-4)
+    np.testing.assert_allclose(
+        displacement_errors(stay(seen, 3), ahead), [[100, 200, 300]], rtol=1e-4
+    )
 
 
 def test_constant_velocity_uses_the_timestamps():
@@ -148,7 +151,9 @@ def test_bad_shapes_are_explained():
     with pytest.raises(ValueError, match=r"\(N, L, 2\)"):
         relative_metres(np.zeros((5, 3)))
     with pytest.raises(ValueError, match="different numbers of trajectories"):
-        relative_metres(np.zeros((4, 5, 3)) + [43.0, 11.0, 0.0], np.zeros((3, 3, 3)) + [43.0, 11.0, 0.0])
+        relative_metres(
+            np.zeros((4, 5, 3)) + [43.0, 11.0, 0.0], np.zeros((3, 3, 3)) + [43.0, 11.0, 0.0]
+        )
 
 
 def arc(times, speed=6.0, rate=0.02, heading=0.7):
@@ -174,11 +179,16 @@ def test_constant_turn_rate_is_exact_on_a_circle_and_cv_is_not(times):
 def test_constant_turn_rate_without_a_turn_is_constant_velocity(city):
     line = straight_line(8)
     observed, future = line[:, :5], line[:, 5:]
-    np.testing.assert_allclose(constant_turn_rate(observed, future[..., 2]),
-                               constant_velocity(observed, future[..., 2]), atol=1e-9)
+    np.testing.assert_allclose(
+        constant_turn_rate(observed, future[..., 2]),
+        constant_velocity(observed, future[..., 2]),
+        atol=1e-9,
+    )
     observed, future = city
-    assert ade_fde(constant_turn_rate(observed, future[..., 2]), future)[0] < ade_fde(
-        constant_velocity(observed, future[..., 2]), future)[0]  # city objects keep turning
+    assert (
+        ade_fde(constant_turn_rate(observed, future[..., 2]), future)[0]
+        < ade_fde(constant_velocity(observed, future[..., 2]), future)[0]
+    )  # city objects keep turning
     with pytest.raises(ValueError, match="S>=3"):
         constant_turn_rate(observed[:, -2:], future[..., 2])
     with pytest.raises(ValueError, match="after the last observed fix"):
@@ -193,8 +203,9 @@ def test_heading_frame_linear_learns_a_linear_rule_exactly_and_in_any_direction(
     speed = rng.uniform(1, 10, n)
     rate = rng.choice([-1, 1], n) * rng.uniform(0.005, 0.03, n)
     heading = rng.uniform(-np.pi, np.pi, n)
-    tracks = np.concatenate([arc(20.0 * np.arange(8), v, w, h)
-                             for v, w, h in zip(speed, rate, heading, strict=True)])
+    tracks = np.concatenate(
+        [arc(20.0 * np.arange(8), v, w, h) for v, w, h in zip(speed, rate, heading, strict=True)]
+    )
     model = HeadingFrameLinear.fit(tracks[:200, :5], tracks[:200, 5:])
     test_observed, test_future = tracks[200:, :5], tracks[200:, 5:]
     errors = displacement_errors(model(test_observed), test_future)
@@ -209,5 +220,7 @@ def test_heading_frame_linear_on_city_data_beats_constant_velocity(city):
     train = city_trajectories(2000, rng=np.random.default_rng(1))
     model = HeadingFrameLinear.fit(*train)
     observed, future = city
-    assert ade_fde(model(observed), future)[0] < ade_fde(
-        constant_velocity(observed, future[..., 2]), future)[0]
+    assert (
+        ade_fde(model(observed), future)[0]
+        < ade_fde(constant_velocity(observed, future[..., 2]), future)[0]
+    )

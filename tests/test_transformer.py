@@ -47,8 +47,11 @@ def inputs(seed=0):
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_encoder_layer_equals_pytorchs(norm_first):
     torch.manual_seed(0)
-    theirs = nn.TransformerEncoderLayer(D, N, FF, dropout=0.0, batch_first=True,
-                                        norm_first=norm_first).double().eval()
+    theirs = (
+        nn.TransformerEncoderLayer(D, N, FF, dropout=0.0, batch_first=True, norm_first=norm_first)
+        .double()
+        .eval()
+    )
     ours = EncoderLayer(D, N, FF, add_norm="pre" if norm_first else "post").double().eval()
     copy_common(ours, theirs)
     x, _, kpm, _ = inputs()
@@ -62,26 +65,45 @@ def test_encoder_layer_equals_pytorchs(norm_first):
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_decoder_layer_equals_pytorchs(norm_first):
     torch.manual_seed(1)
-    theirs = nn.TransformerDecoderLayer(D, N, FF, dropout=0.0, batch_first=True,
-                                        norm_first=norm_first).double().eval()
+    theirs = (
+        nn.TransformerDecoderLayer(D, N, FF, dropout=0.0, batch_first=True, norm_first=norm_first)
+        .double()
+        .eval()
+    )
     ours = DecoderLayer(D, N, FF, add_norm="pre" if norm_first else "post").double().eval()
     copy_common(ours, theirs)
     copy_attention(ours.cross_attn, theirs.multihead_attn)
     x, memory, tgt_kpm, mem_kpm = inputs(1)
-    expected = theirs(x, memory, tgt_mask=causal_mask(5), tgt_key_padding_mask=tgt_kpm,
-                      memory_key_padding_mask=mem_kpm)
-    got, _, _ = ours(x, memory, tgt_mask=causal_mask(5), tgt_key_padding_mask=tgt_kpm,
-                     memory_key_padding_mask=mem_kpm)
+    expected = theirs(
+        x,
+        memory,
+        tgt_mask=causal_mask(5),
+        tgt_key_padding_mask=tgt_kpm,
+        memory_key_padding_mask=mem_kpm,
+    )
+    got, _, _ = ours(
+        x,
+        memory,
+        tgt_mask=causal_mask(5),
+        tgt_key_padding_mask=tgt_kpm,
+        memory_key_padding_mask=mem_kpm,
+    )
     torch.testing.assert_close(got[~tgt_kpm], expected[~tgt_kpm], atol=1e-6, rtol=0)
 
 
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_stacks_equal_pytorchs(norm_first):
     torch.manual_seed(2)
-    layer = nn.TransformerEncoderLayer(D, N, FF, dropout=0.0, batch_first=True,
-                                       norm_first=norm_first)
-    theirs = nn.TransformerEncoder(layer, 3, norm=nn.LayerNorm(D) if norm_first else None,
-                                   enable_nested_tensor=False).double().eval()
+    layer = nn.TransformerEncoderLayer(
+        D, N, FF, dropout=0.0, batch_first=True, norm_first=norm_first
+    )
+    theirs = (
+        nn.TransformerEncoder(
+            layer, 3, norm=nn.LayerNorm(D) if norm_first else None, enable_nested_tensor=False
+        )
+        .double()
+        .eval()
+    )
     ours = TransformerEncoder(D, N, FF, 3, add_norm="pre" if norm_first else "post")
     ours = ours.double().eval()
     for mine, reference in zip(ours.layers, theirs.layers, strict=True):
@@ -106,8 +128,11 @@ def test_padding_tokens_change_no_real_output(add_norm):
     out, _ = encoder(src, src_key_padding_mask=mem_kpm)
     out2, _ = encoder(noisy_src, src_key_padding_mask=mem_kpm)
     torch.testing.assert_close(out[~mem_kpm], out2[~mem_kpm])
-    kwargs = {"tgt_mask": causal_mask(5), "tgt_key_padding_mask": tgt_kpm,
-              "memory_key_padding_mask": mem_kpm}
+    kwargs = {
+        "tgt_mask": causal_mask(5),
+        "tgt_key_padding_mask": tgt_kpm,
+        "memory_key_padding_mask": mem_kpm,
+    }
     dec, _ = decoder(x, out, **kwargs)
     dec2, _ = decoder(noisy_x, out2, **kwargs)
     torch.testing.assert_close(dec[~tgt_kpm], dec2[~tgt_kpm])
@@ -118,13 +143,15 @@ def test_cached_steps_equal_the_parallel_pass(add_norm):
     torch.manual_seed(4)
     decoder = TransformerDecoder(D, N, FF, 3, add_norm=add_norm).double().eval()
     x, memory, _, mem_kpm = inputs(4)
-    full, weights = decoder(x, memory, tgt_mask=causal_mask(5), memory_key_padding_mask=mem_kpm,
-                            need_weights=True)
+    full, weights = decoder(
+        x, memory, tgt_mask=causal_mask(5), memory_key_padding_mask=mem_kpm, need_weights=True
+    )
     cache = decoder.init_cache(memory)
     steps = []
     for t in range(5):
-        out, cache, w = decoder.step(x[:, t : t + 1], cache, memory_key_padding_mask=mem_kpm,
-                                     need_weights=True)
+        out, cache, w = decoder.step(
+            x[:, t : t + 1], cache, memory_key_padding_mask=mem_kpm, need_weights=True
+        )
         steps.append(out)
         torch.testing.assert_close(w["cross"][2][:, :, 0], weights["cross"][2][:, :, t])
     assert cache.length == 5
@@ -147,8 +174,9 @@ def test_self_attention_without_positions_is_permutation_equivariant(add_norm):
 def test_decoder_layer_causal_mask_blocks_the_future_weights():
     torch.manual_seed(0)
     layer = DecoderLayer(6, 3, 12).eval()
-    _, self_w, cross_w = layer(torch.randn(2, 4, 6), torch.randn(2, 3, 6), tgt_mask=causal_mask(4),
-                               need_weights=True)
+    _, self_w, cross_w = layer(
+        torch.randn(2, 4, 6), torch.randn(2, 3, 6), tgt_mask=causal_mask(4), need_weights=True
+    )
     assert self_w.shape == (2, 3, 4, 4) and cross_w.shape == (2, 3, 4, 3)
     assert torch.all(self_w.masked_select(causal_mask(4)) == 0)
 

@@ -74,8 +74,10 @@ def test_greedy_stops_each_sentence_at_eos():
 def test_beam_of_one_is_greedy():
     model = small(3).eval()
     src = batch(3)
-    assert torch.equal(beam_search(model, src, beam_size=1, max_len=8, length_penalty=0.0),
-                       greedy_decode(model, src, max_len=8))
+    assert torch.equal(
+        beam_search(model, src, beam_size=1, max_len=8, length_penalty=0.0),
+        greedy_decode(model, src, max_len=8),
+    )
 
 
 def test_a_beam_as_wide_as_the_vocabulary_finds_the_best_two_token_output():
@@ -127,14 +129,25 @@ def test_a_small_model_learns_to_reverse_sentences():
     Measured: 96 % of held-out sentences reversed exactly (the claim below leaves margin)."""
     model = small(4, d_model=32, d_ff=64)
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3, betas=(0.9, 0.98))
-    trainer = Trainer(model, translation_loss, optimizer, "cpu", clip_grad_norm=1.0,
-                      scheduler=warmup_inverse_sqrt(optimizer, 50), ignore_index=PAD)
-    loader = list(pair_batches(reversal_pairs(512, 0), 32, shuffle=True,
-                               generator=torch.Generator().manual_seed(0)))
+    trainer = Trainer(
+        model,
+        translation_loss,
+        optimizer,
+        "cpu",
+        clip_grad_norm=1.0,
+        scheduler=warmup_inverse_sqrt(optimizer, 50),
+        ignore_index=PAD,
+    )
+    loader = list(
+        pair_batches(
+            reversal_pairs(512, 0), 32, shuffle=True, generator=torch.Generator().manual_seed(0)
+        )
+    )
     trainer.fit(loader, epochs=40, progress=False)
     held_out = reversal_pairs(100, 1)
-    src = torch.nn.utils.rnn.pad_sequence([torch.tensor(s) for s, _ in held_out],
-                                          batch_first=True, padding_value=PAD)
+    src = torch.nn.utils.rnn.pad_sequence(
+        [torch.tensor(s) for s, _ in held_out], batch_first=True, padding_value=PAD
+    )
     out = greedy_decode(model, src, max_len=8)
     right = sum(out[i, : len(t)].tolist() == t for i, (_, t) in enumerate(held_out))
     assert right >= 80, f"only {right} of 100 held-out sentences reversed"

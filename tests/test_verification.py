@@ -19,8 +19,13 @@ def notebook(tmp_path, platform, tags_per_cell):
 
 
 HERE = {"torch": "2.13.0", "cpu": "GenuineIntel Xeon", "cpu_capability": "AVX512"}
-CELLS = [["nbval-check-output"], ["platform-dependent"], ["claim", "nbval-check-output"],
-         ["nbval-ignore-output"], []]
+CELLS = [
+    ["nbval-check-output"],
+    ["platform-dependent"],
+    ["claim", "nbval-check-output"],
+    ["nbval-ignore-output"],
+    [],
+]
 
 
 def test_same_platform_compares_everything_but_ignored_cells(tmp_path, monkeypatch):
@@ -81,9 +86,23 @@ def run_nbval(tmp_path, *paths):
     env = {**os.environ, "PYTHONPATH": str(tools)}
     env.pop(verification.MODE_VARIABLE, None)
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "--nbval", "-p", "verification", "-q",
-         "-p", "no:cacheprovider", "--nbval-current-env", *map(str, paths)],
-        cwd=tmp_path, env=env, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--nbval",
+            "-p",
+            "verification",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--nbval-current-env",
+            *map(str, paths),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     return result.returncode, result.stdout
 
@@ -92,13 +111,16 @@ def test_nbval_is_strict_on_the_reference_platform_and_lax_elsewhere(tmp_path):
     here = verification.fingerprint()
     elsewhere = {**here, "cpu": "Another CPU"}
     # a trained result that differs here: fails only where the outputs were recorded
-    code, out = run_nbval(tmp_path, recorded_notebook(
-        tmp_path / "ref.ipynb", here, "platform-dependent", 2))
+    code, out = run_nbval(
+        tmp_path, recorded_notebook(tmp_path / "ref.ipynb", here, "platform-dependent", 2)
+    )
     assert code != 0 and "reference" in out, out
-    code, out = run_nbval(tmp_path, recorded_notebook(
-        tmp_path / "other.ipynb", elsewhere, "platform-dependent", 2))
+    code, out = run_nbval(
+        tmp_path, recorded_notebook(tmp_path / "other.ipynb", elsewhere, "platform-dependent", 2)
+    )
     assert code == 0 and "portable" in out and "cpu 'Another CPU'" in out, out
     # a platform-independent output that differs: fails everywhere
-    code, out = run_nbval(tmp_path, recorded_notebook(
-        tmp_path / "exact.ipynb", elsewhere, "nbval-check-output", 2))
+    code, out = run_nbval(
+        tmp_path, recorded_notebook(tmp_path / "exact.ipynb", elsewhere, "nbval-check-output", 2)
+    )
     assert code != 0, out

@@ -33,7 +33,8 @@ def test_min_freq():
 
 
 @pytest.mark.parametrize(
-    "call, error, message", [
+    "call, error, message",
+    [
         (lambda v: v.encode(""), ValueError, "empty sentence"),
         (lambda v: v.encode("   "), ValueError, "empty sentence"),
         (lambda v: v.encode("i am cold", max_len=3), ValueError, "more than max_len=3"),
@@ -83,15 +84,20 @@ def test_batches_are_bucketed_by_length_and_shuffled_reproducibly():
     batches = list(pair_batches(pairs, batch_size=4))
     assert [b.src.shape[1] for b in batches] == [n + 1 for n in range(1, 9)]  # no padding
     assert all(b.src_key_padding_mask.sum() == 0 for b in batches)
-    one = [b.src.shape[1] for b in pair_batches(pairs, 4, shuffle=True,
-                                                generator=torch.Generator().manual_seed(0))]
-    two = [b.src.shape[1] for b in pair_batches(pairs, 4, shuffle=True,
-                                                generator=torch.Generator().manual_seed(0))]
+    one = [
+        b.src.shape[1]
+        for b in pair_batches(pairs, 4, shuffle=True, generator=torch.Generator().manual_seed(0))
+    ]
+    two = [
+        b.src.shape[1]
+        for b in pair_batches(pairs, 4, shuffle=True, generator=torch.Generator().manual_seed(0))
+    ]
     assert one == two and sorted(one) == [n + 1 for n in range(1, 9)] and one != sorted(one)
 
 
 @pytest.mark.parametrize(
-    "pairs, batch_size, message", [
+    "pairs, batch_size, message",
+    [
         ([], 4, "no pairs"),
         ([([5], [6, EOS])], 0, "batch_size"),
         ([([5], [6])], 4, "ending in <eos>"),

@@ -104,8 +104,14 @@ SCHEMATICS: dict[str, str] = {
 INK, GREY_EDGE, GREY_FILL, BORDER = "#222222", "#555555", "#f0f0f0", "#d0d0d0"
 BLUE, GREEN, RED, ORANGE = "#1f77b4", "#2ca02c", "#d62728", "#ff7f0e"
 FONT, SMALL, TITLE = 12, 11, 15
-RC = {"svg.hashsalt": "attention-step-by-step", "svg.fonttype": "path", "text.color": INK,
-      "font.family": "DejaVu Sans", "mathtext.fontset": "dejavusans", "hatch.linewidth": 0.8}
+RC = {
+    "svg.hashsalt": "attention-step-by-step",
+    "svg.fonttype": "path",
+    "text.color": INK,
+    "font.family": "DejaVu Sans",
+    "mathtext.fontset": "dejavusans",
+    "hatch.linewidth": 0.8,
+}
 
 
 # ---------------------------------------------------------------- helpers (1 unit = 1 inch)
@@ -140,8 +146,17 @@ def _canvas(width, height, title):
     ax.set_xlim(0, width)
     ax.set_ylim(0, height)
     ax.set_axis_off()
-    ax.add_patch(FancyBboxPatch((0.05, 0.05), width - 0.1, height - 0.1, lw=1, ec=BORDER,
-                                fc="none", boxstyle="round,pad=0,rounding_size=0.12"))
+    ax.add_patch(
+        FancyBboxPatch(
+            (0.05, 0.05),
+            width - 0.1,
+            height - 0.1,
+            lw=1,
+            ec=BORDER,
+            fc="none",
+            boxstyle="round,pad=0,rounding_size=0.12",
+        )
+    )
     _text(ax, width / 2, height - 0.32, title, TITLE, weight="bold")
     return fig, ax
 
@@ -149,8 +164,17 @@ def _canvas(width, height, title):
 def _box(ax, x, y, w, h, text="", color=GREY_EDGE, size=FONT, lw=1.5, **kw):
     """A rounded box centred on (x, y): tinted fill of ``color``, grey when neutral."""
     fill = GREY_FILL if color == GREY_EDGE else _tint(color)
-    ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, fc=fill, ec=color, lw=lw,
-                                boxstyle="round,pad=0,rounding_size=0.07"))
+    ax.add_patch(
+        FancyBboxPatch(
+            (x - w / 2, y - h / 2),
+            w,
+            h,
+            fc=fill,
+            ec=color,
+            lw=lw,
+            boxstyle="round,pad=0,rounding_size=0.07",
+        )
+    )
     _text(ax, x, y, text, size, **kw)
     return Box(x, y, w, h)
 
@@ -162,8 +186,16 @@ def _pill(ax, x, y, text, color, w=0.62, h=0.4, size=FONT):
 
 def _arrow(ax, *points, color=INK, lw=1.4, ls="-", head=True):
     """An arrow along the polyline through ``points``; a plain line when not ``head``."""
-    ax.add_patch(FancyArrowPatch(path=MplPath(points), arrowstyle="-|>" if head else "-",
-                                 mutation_scale=12, color=color, lw=lw, ls=ls))
+    ax.add_patch(
+        FancyArrowPatch(
+            path=MplPath(points),
+            arrowstyle="-|>" if head else "-",
+            mutation_scale=12,
+            color=color,
+            lw=lw,
+            ls=ls,
+        )
+    )
 
 
 def _text(ax, x, y, text, size=FONT, **kw):
@@ -197,10 +229,18 @@ def encoder_decoder() -> Figure:
     _pill(ax, dec[1].x, y_in, r"$\hat{x}_2$", RED)
     _arrow(ax, (dec[1].x, y_in + 0.2), dec[1].bottom(), color=RED)
     x_back = (dec[0].x + dec[1].x) / 2
-    _arrow(ax, (dec[0].x + 0.31, y_out), (x_back, y_out), (x_back, y_in),
-           (dec[1].x - 0.31, y_in), color=RED, ls=(0, (4, 3)))
-    _text(ax, dec[1].x, 0.45, "own prediction (or the true $x_2$\nwith teacher forcing)",
-          size=SMALL)
+    _arrow(
+        ax,
+        (dec[0].x + 0.31, y_out),
+        (x_back, y_out),
+        (x_back, y_in),
+        (dec[1].x - 0.31, y_in),
+        color=RED,
+        ls=(0, (4, 3)),
+    )
+    _text(
+        ax, dec[1].x, 0.45, "own prediction (or the true $x_2$\nwith teacher forcing)", size=SMALL
+    )
     return fig
 
 
@@ -212,8 +252,14 @@ def attention_context() -> Figure:
     _arrow(ax, q.right(), (bus, q.y), color=GREEN, head=False)
     _arrow(ax, (bus, rows[0] + down), (bus, rows[2] + down), color=GREEN, head=False)
     softmax = _box(ax, 5.2, rows[1], 1.0, rows[0] - rows[2] + 0.8, "softmax")
-    total = _box(ax, 8.6, rows[1], 1.5, rows[0] - rows[2] + 0.8,
-                 "weighted\nsum\n\n" + r"$c = \sum_j \alpha_j v_j$")
+    total = _box(
+        ax,
+        8.6,
+        rows[1],
+        1.5,
+        rows[0] - rows[2] + 0.8,
+        "weighted\nsum\n\n" + r"$c = \sum_j \alpha_j v_j$",
+    )
     for j, y in enumerate(rows):
         key = _pill(ax, 1.95, y + up, f"$k_{j}$", BLUE, w=0.55, h=0.36)
         score = _box(ax, 3.25, y, 1.45, 0.8, rf"score$(q, k_{j})$")
@@ -221,8 +267,9 @@ def attention_context() -> Figure:
         _arrow(ax, (bus, y + down), score.left(down), color=GREEN)
         _arrow(ax, score.right(), softmax.left(y - softmax.y))
         _text(ax, 4.32, y + 0.17, f"$s_{j}$")
-        _arrow(ax, softmax.right(y + up - softmax.y), total.left(y + up - total.y),
-               color=ORANGE, lw=2)
+        _arrow(
+            ax, softmax.right(y + up - softmax.y), total.left(y + up - total.y), color=ORANGE, lw=2
+        )
         _text(ax, 6.3, y + up + 0.19, rf"$\alpha_{j}$")
         value = _pill(ax, 7.2, y + down, f"$v_{j}$", BLUE, w=0.55, h=0.36)
         _arrow(ax, value.right(), total.left(y + down - total.y), color=BLUE)
@@ -239,21 +286,37 @@ def attention_context() -> Figure:
 def multi_head() -> Figure:
     fig, ax = _canvas(11, 4.9, "Multi-head attention")
     rows = (3.45, 2.4, 1.35)
-    split = _box(ax, 3.9, rows[1], 1.8, 2.9,
-                 "split into\n$N_h$ heads\nof width\n$D_h = D\\,/\\,N_h$\n\n"
-                 "$Q$: (B, $N_h$, T, $D_h$)\n$K, V$: (B, $N_h$, S, $D_h$)", size=SMALL)
+    split = _box(
+        ax,
+        3.9,
+        rows[1],
+        1.8,
+        2.9,
+        "split into\n$N_h$ heads\nof width\n$D_h = D\\,/\\,N_h$\n\n"
+        "$Q$: (B, $N_h$, T, $D_h$)\n$K, V$: (B, $N_h$, S, $D_h$)",
+        size=SMALL,
+    )
     inputs = (("$Q$", "(B, T, D)", GREEN), ("$K$", "(B, S, D)", BLUE), ("$V$", "(B, S, D)", BLUE))
     for (name, shape, color), y in zip(inputs, rows, strict=True):
         x = _box(ax, 0.72, y, 1.05, 0.7, f"{name}\n{shape}", color, size=SMALL)
         lin = _box(ax, 2.2, y, 0.95, 0.6, "Linear")
         _arrow(ax, x.right(), lin.left(), color=color)
         _arrow(ax, lin.right(), split.left(y - split.y), color=color)
-    heads = [_box(ax, 6.05, y, 2.05, 0.78, f"{label}\nscaled dot-product\nattention",
-                  ORANGE, size=SMALL)
-             for label, y in zip(("head 1", "head 2", "head $N_h$"), rows, strict=True)]
+    heads = [
+        _box(ax, 6.05, y, 2.05, 0.78, f"{label}\nscaled dot-product\nattention", ORANGE, size=SMALL)
+        for label, y in zip(("head 1", "head 2", "head $N_h$"), rows, strict=True)
+    ]
     _text(ax, 6.05, (rows[1] + rows[2]) / 2, r"$\vdots$", size=SMALL)
-    concat = _box(ax, 8.25, rows[1], 1.3, 2.9, "concatenate\n\n(B, T,\n"
-                  r"$N_h{\cdot}D_h = D$)", size=SMALL)
+    concat = _box(
+        ax,
+        8.25,
+        rows[1],
+        1.3,
+        2.9,
+        "concatenate\n\n(B, T,\n"
+        r"$N_h{\cdot}D_h = D$)",
+        size=SMALL,
+    )
     for head in heads:
         _arrow(ax, split.right(head.y - split.y), head.left())
         _arrow(ax, head.right(), concat.left(head.y - concat.y), color=ORANGE)
@@ -262,8 +325,7 @@ def multi_head() -> Figure:
     _arrow(ax, out.top(), (out.x, 4.05))
     _text(ax, out.x, 4.27, "output (B, T, D)")
     _arrow(ax, heads[2].bottom(), (heads[2].x, 0.6), color=ORANGE, ls=(0, (4, 3)))
-    _text(ax, heads[2].x, 0.36, "weights (B, $N_h$, T, S): returned, not stored",
-          size=SMALL)
+    _text(ax, heads[2].x, 0.36, "weights (B, $N_h$, T, S): returned, not stored", size=SMALL)
     return fig
 
 
@@ -306,42 +368,67 @@ def transformer_encoder_decoder() -> Figure:
     step, y0, xe, xd = 0.58, 0.4, 2.65, 7.05
     y1 = y0 + step + 0.72  # the first sublayer
     top = _embed(ax, xe, y0, step, "$x_0,\\ x_1$", BLUE, -1)
-    enc = _layer(ax, xe, y1, step, ("multi-head self-attention", "feed-forward"),
-                 -1, (ORANGE, GREY_EDGE))
+    enc = _layer(
+        ax, xe, y1, step, ("multi-head self-attention", "feed-forward"), -1, (ORANGE, GREY_EDGE)
+    )
     _arrow(ax, top, enc[0].bottom())
     mem = _pill(ax, xe, enc[-1].y + step, "memory (B, S, D)", BLUE, w=1.75, h=0.36)
     _arrow(ax, enc[-1].top(), mem.bottom(), color=BLUE)
     top = _embed(ax, xd, y0, step, "[$x_1$, $x_2$]", GREEN, 1)
     _text(ax, xd - 0.68, y0, "shifted target", size=SMALL, ha="right")
-    dec = _layer(ax, xd, y1, step,
-                 ("masked (causal) self-attention", "cross-attention", "feed-forward"),
-                 1, (ORANGE, ORANGE, GREY_EDGE))
+    dec = _layer(
+        ax,
+        xd,
+        y1,
+        step,
+        ("masked (causal) self-attention", "cross-attention", "feed-forward"),
+        1,
+        (ORANGE, ORANGE, GREY_EDGE),
+    )
     _arrow(ax, top, dec[0].bottom())
     cross, x_turn = dec[2], xe + 1.85
-    _arrow(ax, mem.right(), (x_turn, mem.y), (x_turn, cross.y), cross.left(),
-           color=BLUE, lw=1.8)
+    _arrow(ax, mem.right(), (x_turn, mem.y), (x_turn, cross.y), cross.left(), color=BLUE, lw=1.8)
     _text(ax, x_turn + 0.12, cross.y + 0.2, "keys, values", size=SMALL, ha="left")
     _text(ax, xd - 0.1, cross.y - step / 2, "queries", size=SMALL, ha="right")
     lin = _box(ax, xd, dec[-1].y + step, 1.2, 0.32, "Linear", size=SMALL)
     _arrow(ax, dec[-1].top(), lin.bottom())
     out = _pill(ax, xd + 1.55, lin.y, r"$\hat{x}_2,\ \hat{x}_3$", RED, w=1.05, h=0.36)
     _arrow(ax, lin.right(), out.left(), color=RED)
-    for x, boxes, name, color, side in ((xe, enc, "encoder layer", BLUE, -1),
-                                        (xd, dec, "decoder layer", GREEN, 1)):
+    for x, boxes, name, color, side in (
+        (xe, enc, "encoder layer", BLUE, -1),
+        (xd, dec, "decoder layer", GREEN, 1),
+    ):
         lo, hi = boxes[0].y - 0.47, boxes[-1].y + 0.27
         left = x - 1.75 if side < 0 else x - 1.4
-        ax.add_patch(FancyBboxPatch((left, lo), 3.15, hi - lo, fc="none", ec=color, lw=1.2,
-                                    ls=(0, (5, 3)), boxstyle="round,pad=0,rounding_size=0.1"))
-        _text(ax, x + side * 1.98, (lo + hi) / 2, name, color=color, weight="bold",
-              rotation=90)
+        ax.add_patch(
+            FancyBboxPatch(
+                (left, lo),
+                3.15,
+                hi - lo,
+                fc="none",
+                ec=color,
+                lw=1.2,
+                ls=(0, (5, 3)),
+                boxstyle="round,pad=0,rounding_size=0.1",
+            )
+        )
+        _text(ax, x + side * 1.98, (lo + hi) / 2, name, color=color, weight="bold", rotation=90)
     return fig
 
 
 def _cell(ax, x, y, size, blocked):
     """One query-key square: hatched grey when blocked, orange when allowed."""
-    ax.add_patch(Rectangle((x, y), size, size, ec="#8a8a8a", lw=0.8,
-                           fc="#e4e4e4" if blocked else _tint(ORANGE, 0.45),
-                           hatch="///" if blocked else None))
+    ax.add_patch(
+        Rectangle(
+            (x, y),
+            size,
+            size,
+            ec="#8a8a8a",
+            lw=0.8,
+            fc="#e4e4e4" if blocked else _tint(ORANGE, 0.45),
+            hatch="///" if blocked else None,
+        )
+    )
 
 
 def _grid(ax, x0, y_top, blocked, keys, queries, cell=0.42):
@@ -355,20 +442,34 @@ def _grid(ax, x0, y_top, blocked, keys, queries, cell=0.42):
         _text(ax, x0 - 0.16, y_top - (i + 0.5) * cell, name, size=SMALL, ha="right")
     width, height = len(keys) * cell, len(queries) * cell
     _text(ax, x0 + width / 2, y_top + 0.45, "keys", size=SMALL, style="italic")
-    _text(ax, x0 - 0.62, y_top - height / 2, "queries", size=SMALL, style="italic",
-          rotation=90)
+    _text(ax, x0 - 0.62, y_top - height / 2, "queries", size=SMALL, style="italic", rotation=90)
 
 
 def three_attentions() -> Figure:
     fig, ax = _canvas(11, 5.0, "Three kinds of attention")
     src = ["0", "1", "2", "pad"]
     panels = (
-        ("encoder self-attention", "every source position sees\nevery source position"
-         "\n(padding blocked)", src, src, [[j == 3 for j in range(4)] for _ in range(4)]),
-        ("decoder self-attention", "causal mask,\nno peeking ahead", list("0123"), list("0123"),
-         [[j > i for j in range(4)] for i in range(4)]),
-        ("cross-attention", "each target query sees\nthe whole source", src, list("012"),
-         [[j == 3 for j in range(4)] for _ in range(3)]),
+        (
+            "encoder self-attention",
+            "every source position sees\nevery source position\n(padding blocked)",
+            src,
+            src,
+            [[j == 3 for j in range(4)] for _ in range(4)],
+        ),
+        (
+            "decoder self-attention",
+            "causal mask,\nno peeking ahead",
+            list("0123"),
+            list("0123"),
+            [[j > i for j in range(4)] for i in range(4)],
+        ),
+        (
+            "cross-attention",
+            "each target query sees\nthe whole source",
+            src,
+            list("012"),
+            [[j == 3 for j in range(4)] for _ in range(3)],
+        ),
     )
     for k, (name, caption, keys, queries, blocked) in enumerate(panels):
         centre = 11 / 6 * (2 * k + 1)
@@ -464,8 +565,15 @@ def scoring_functions() -> Figure:
     _arrow(ax, dot.bottom(), scale.top())
     # Middle: the part both share, masked softmax and weighted sum.
     _text(ax, xm, 5.0, "shared", weight="bold")
-    mask = _box(ax, xm, rows[3], 1.9, 0.6, "mask (optional):\nblocked \N{RIGHTWARDS ARROW} "
-                "\N{MINUS SIGN}\N{INFINITY}", size=SMALL)
+    mask = _box(
+        ax,
+        xm,
+        rows[3],
+        1.9,
+        0.6,
+        "mask (optional):\nblocked \N{RIGHTWARDS ARROW} \N{MINUS SIGN}\N{INFINITY}",
+        size=SMALL,
+    )
     _arrow(ax, scale.bottom(), (xl, mask.y), mask.left())
     _text(ax, (xl + mask.left()[0]) / 2 + 0.1, mask.y + 0.2, "scores (B, T, S)", size=SMALL)
     x0, top = xm - 0.6, 4.15
@@ -479,8 +587,15 @@ def scoring_functions() -> Figure:
     _arrow(ax, mask.bottom(), soft.top())
     total = _box(ax, xm, rows[5], 1.9, 0.42, r"weighted sum $\alpha V$", size=SMALL)
     _arrow(ax, soft.bottom(), total.top(), color=ORANGE, lw=2)
-    _text(ax, xm + 0.12, (rows[4] + rows[5]) / 2, r"weights $\alpha$ (B, T, S)", size=SMALL,
-          ha="left", color="#b35300")
+    _text(
+        ax,
+        xm + 0.12,
+        (rows[4] + rows[5]) / 2,
+        r"weights $\alpha$ (B, T, S)",
+        size=SMALL,
+        ha="left",
+        color="#b35300",
+    )
     v = _pill(ax, xm - 2.05, rows[5], "$V$ (B, S, $E_v$)", BLUE, w=1.5, size=SMALL)
     _arrow(ax, v.right(), total.left(), color=BLUE)
     c = _pill(ax, xm + 2.25, rows[5], "context (B, T, $E_v$)", ORANGE, w=1.85, size=SMALL)
@@ -490,8 +605,10 @@ def scoring_functions() -> Figure:
     q = _pill(ax, xr - 0.9, rows[0], "$q$ (B, T, $E_q$)", GREEN, w=1.4, size=SMALL)
     k = _pill(ax, xr + 0.9, rows[0], "$k$ (B, S, $E_k$)", BLUE, w=1.4, size=SMALL)
     hidden = _box(ax, xr, rows[2], 2.5, 0.42, "broadcast sum (B, T, S, h)", size=SMALL)
-    for pill, name, shape, color in ((q, "$W_q$", "(B, T, h)", GREEN),
-                                     (k, "$W_k$", "(B, S, h)", BLUE)):
+    for pill, name, shape, color in (
+        (q, "$W_q$", "(B, T, h)", GREEN),
+        (k, "$W_k$", "(B, S, h)", BLUE),
+    ):
         lin = _box(ax, pill.x, rows[1], 0.8, 0.42, name, size=SMALL)
         _arrow(ax, pill.bottom(), lin.top(), color=color)
         _arrow(ax, lin.bottom(), hidden.top(lin.x - xr))
@@ -501,14 +618,22 @@ def scoring_functions() -> Figure:
     w_v = _box(ax, xr - 0.55, rows[3], 0.8, 0.42, "$w_v$", size=SMALL)
     _arrow(ax, tanh.left(), w_v.right())
     _arrow(ax, w_v.left(), mask.right())
-    _text(ax, (w_v.left()[0] + mask.right()[0]) / 2, mask.y + 0.2, "scores (B, T, S)",
-          size=SMALL)
+    _text(ax, (w_v.left()[0] + mask.right()[0]) / 2, mask.y + 0.2, "scores (B, T, S)", size=SMALL)
     return fig
 
 
-DRAWINGS = {f.__name__: f for f in (encoder_decoder, attention_context, multi_head,
-                                     transformer_encoder_decoder, three_attentions,
-                                     attention_decoders, scoring_functions)}
+DRAWINGS = {
+    f.__name__: f
+    for f in (
+        encoder_decoder,
+        attention_context,
+        multi_head,
+        transformer_encoder_decoder,
+        three_attentions,
+        attention_decoders,
+        scoring_functions,
+    )
+}
 
 
 # ---------------------------------------------------------------- files, check, markdown
@@ -535,8 +660,11 @@ def svg_path(name: str) -> Path:
 
 def check() -> list[Path]:
     """The committed SVGs that are missing or differ from what the script draws now."""
-    return [svg_path(n) for n in SCHEMATICS
-            if not svg_path(n).exists() or svg_path(n).read_bytes() != draw_svg(n)]
+    return [
+        svg_path(n)
+        for n in SCHEMATICS
+        if not svg_path(n).exists() or svg_path(n).read_bytes() != draw_svg(n)
+    ]
 
 
 def write_all() -> list[Path]:
@@ -562,8 +690,10 @@ def markdown_image(name: str, alt: str | None = None) -> str:
     alt = SCHEMATICS[name] if alt is None else alt
     alt = html.escape(" ".join(alt.split()), quote=True)
     data = base64.b64encode(svg_path(name.removesuffix(".svg")).read_bytes()).decode("ascii")
-    return (f'<img alt="{alt}" style="width: 100%; max-width: 860px; display: block; '
-            f'margin: 0 auto;" src="data:image/svg+xml;base64,{data}">')
+    return (
+        f'<img alt="{alt}" style="width: 100%; max-width: 860px; display: block; '
+        f'margin: 0 auto;" src="data:image/svg+xml;base64,{data}">'
+    )
 
 
 def embedded_cells(notebook: Path) -> list[tuple[int, str, bool]]:
@@ -613,12 +743,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         stale = check()
         for path in stale:
-            print(f"{'stale' if path.exists() else 'missing'}: {_shown(path)} "
-                  "(run `python tools/draw_schematics.py`)", file=sys.stderr)
+            print(
+                f"{'stale' if path.exists() else 'missing'}: {_shown(path)} "
+                "(run `python tools/draw_schematics.py`)",
+                file=sys.stderr,
+            )
         cells = [(nb, i) for nb in notebooks for i, _, fresh in embedded_cells(nb) if not fresh]
         for nb, i in cells:
-            print(f"stale: {_shown(nb)} cell {i} embeds an old schematic "
-                  "(run `python tools/draw_schematics.py`)", file=sys.stderr)
+            print(
+                f"stale: {_shown(nb)} cell {i} embeds an old schematic "
+                "(run `python tools/draw_schematics.py`)",
+                file=sys.stderr,
+            )
         return 1 if stale or cells else 0
     for path in write_all():
         print(f"wrote {_shown(path)}")

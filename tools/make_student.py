@@ -54,7 +54,8 @@ def student_path(chapter: Path) -> Path:
 
 def exercise_section(nb: nbformat.NotebookNode, name: str) -> list:
     starts = [
-        i for i, c in enumerate(nb.cells)
+        i
+        for i, c in enumerate(nb.cells)
         if c.cell_type == "markdown" and c.source.startswith("## Exercises")
     ]
     if len(starts) != 1:
@@ -62,7 +63,8 @@ def exercise_section(nb: nbformat.NotebookNode, name: str) -> list:
     start = starts[0]
     end = next(
         (
-            i for i in range(start + 1, len(nb.cells))
+            i
+            for i in range(start + 1, len(nb.cells))
             if nb.cells[i].cell_type == "markdown" and nb.cells[i].source.startswith("## ")
         ),
         len(nb.cells),
@@ -131,7 +133,8 @@ def exercise_markdown(source: str, number: int) -> str:
 def target_figures(cell: nbformat.NotebookNode) -> list:
     """Markdown cells showing the PNG figures among ``cell``'s outputs, in order."""
     images = [
-        out["data"]["image/png"] for out in cell.get("outputs", [])
+        out["data"]["image/png"]
+        for out in cell.get("outputs", [])
         if "image/png" in out.get("data", {})
     ]
     return [
@@ -150,7 +153,11 @@ def build_student(chapter: Path, keep_solutions: bool = False) -> nbformat.Noteb
     nb = nbtools.read(chapter)
     section = exercise_section(nb, chapter.name)
     title = next(
-        (c.source.splitlines()[0].lstrip("# ").strip() for c in nb.cells if c.cell_type == "markdown"),
+        (
+            c.source.splitlines()[0].lstrip("# ").strip()
+            for c in nb.cells
+            if c.cell_type == "markdown"
+        ),
         chapter.stem,
     )
     header = nbformat.v4.new_markdown_cell(
@@ -229,7 +236,9 @@ def main() -> int:
             target.write_text(text, encoding="utf-8")
             print(f"wrote {target.relative_to(nbtools.ROOT)}")
     expected = {student_path(c) for c in nbtools.chapter_notebooks()}
-    orphans = [p for p in nbtools.student_notebooks() if p not in expected] if not args.chapters else []
+    orphans = (
+        [p for p in nbtools.student_notebooks() if p not in expected] if not args.chapters else []
+    )
     if args.check and (stale or orphans):
         for p in stale:
             print(f"stale: {p.relative_to(nbtools.ROOT)} (run `make student`)", file=sys.stderr)

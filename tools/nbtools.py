@@ -48,9 +48,13 @@ def new_setup_cell() -> nbformat.NotebookNode:
 
 
 def has_current_setup_cell(nb: nbformat.NotebookNode) -> bool:
-    return bool(nb.cells) and nb.cells[0].cell_type == "code" and (
-        nb.cells[0].source == setup_cell_source()
-        and SETUP_TAG in nb.cells[0].metadata.get("tags", [])
+    return (
+        bool(nb.cells)
+        and nb.cells[0].cell_type == "code"
+        and (
+            nb.cells[0].source == setup_cell_source()
+            and SETUP_TAG in nb.cells[0].metadata.get("tags", [])
+        )
     )
 
 

@@ -35,9 +35,7 @@ import nbtools  # noqa: E402
 
 #: A number as prose and outputs write it: 1,234.5  0.0137  26,242  1e-3  3.5e+02
 # a number may end in "x" (times: "1.4x"), but not run on into a word ("0x1f", "3rd")
-NUMBER = re.compile(
-    r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[eE]([-+]?\d+))?(?![^\Wx]|x\w)"
-)
+NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[eE]([-+]?\d+))?(?![^\Wx]|x\w)")
 SOURCE_TAG = re.compile(r"\[source:[^\]]+\]")
 CITATION = re.compile(r"\{cite(?::\w+)?\}`[^`]*`")
 # Parts of markdown whose numbers are not prose: maths, code, roles, links' targets, HTML.
@@ -68,8 +66,10 @@ class Stale:
     sentence: str
 
     def __str__(self) -> str:
-        return (f"{self.notebook}, markdown cell {self.cell}: {self.number!r} is not in the "
-                f"outputs or the code, and has no [source: ...] tag: {self.sentence!r}")
+        return (
+            f"{self.notebook}, markdown cell {self.cell}: {self.number!r} is not in the "
+            f"outputs or the code, and has no [source: ...] tag: {self.sentence!r}"
+        )
 
 
 def _value(match: re.Match) -> tuple[float, int]:
@@ -120,9 +120,12 @@ class Evidence:
         if value in self.constants:
             return True
         scale = 10**decimals
-        return any(round(v * scale) == round(value * scale) and d >= decimals
-                   or (d < decimals and v == value)
-                   for v, d in self.printed)
+        return any(
+            round(v * scale) == round(value * scale)
+            and d >= decimals
+            or (d < decimals and v == value)
+            for v, d in self.printed
+        )
 
 
 def check(path: Path) -> list[Stale]:
@@ -138,7 +141,7 @@ def check(path: Path) -> list[Stale]:
         covered = _tagged_blocks(cell.source)
         for sentence in _sentences(text):
             start, body = sentence
-            if CITATION.search(cell.source[start:start + len(body)]):
+            if CITATION.search(cell.source[start : start + len(body)]):
                 continue
             if any(a <= start < b for a, b in covered):
                 continue
@@ -148,7 +151,7 @@ def check(path: Path) -> list[Stale]:
                 if span in skip or _exempt(value, decimals, m.group(0)):
                     continue
                 if not evidence.supports(value, decimals):
-                    words = " ".join(cell.source[start:start + len(body)].split())
+                    words = " ".join(cell.source[start : start + len(body)].split())
                     stale.append(Stale(path.name, index, m.group(0), words[:160]))
     return stale
 
@@ -158,7 +161,8 @@ def _tagged_blocks(source: str) -> list[tuple[int, int]]:
     spans, previous, offset = [], "", 0
     for block in re.split(r"(\n\s*\n)", source):
         tagged = SOURCE_TAG.search(block) or (
-            block.lstrip().startswith("|") and SOURCE_TAG.search(previous))
+            block.lstrip().startswith("|") and SOURCE_TAG.search(previous)
+        )
         if tagged:
             spans.append((offset, offset + len(block)))
         if block.strip():
@@ -170,7 +174,7 @@ def _tagged_blocks(source: str) -> list[tuple[int, int]]:
 def _sentences(text: str) -> list[tuple[int, str]]:
     parts, start = [], 0
     for m in SENTENCE_END.finditer(text):
-        parts.append((start, text[start:m.start()]))
+        parts.append((start, text[start : m.start()]))
         start = m.end()
     parts.append((start, text[start:]))
     return parts

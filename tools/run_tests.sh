@@ -29,6 +29,7 @@ step() {
 echo "=== platform ($label)"
 "$BIN/python" tools/verification.py | tee .verification-plan.txt
 step "lint (ruff)" "$BIN/ruff" check .
+step "format (ruff format --check)" "$BIN/ruff" format --check .
 step "library, packaging and notebook-structure tests (pytest)" "$BIN/python" -m pytest tests -q
 # two notebooks at a time (one kernel each, one thread each); a notebook stays on one worker;
 # the verification plugin switches nbval to lax mode for notebooks recorded elsewhere

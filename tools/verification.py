@@ -41,7 +41,10 @@ import pytest
 
 MODE_VARIABLE = "COURSE_VERIFY"
 EXACT, PLATFORM, IGNORE, CLAIM = (
-    "nbval-check-output", "platform-dependent", "nbval-ignore-output", "claim",
+    "nbval-check-output",
+    "platform-dependent",
+    "nbval-ignore-output",
+    "claim",
 )
 CLASSES = (EXACT, PLATFORM, IGNORE)
 

@@ -46,8 +46,10 @@ def _row_sum_hint(got: Tensor, mask: Tensor) -> str | None:
     bad = live & ~torch.isclose(sums, torch.ones_like(sums), atol=1e-4)
     if bad.any():
         idx = tuple(int(i) for i in bad.nonzero()[0])
-        return (f"the weights in row {idx} sum to {sums[idx]:.2f}, not 1 -- take the softmax "
-                "over the last axis (dim=-1), the keys")
+        return (
+            f"the weights in row {idx} sum to {sums[idx]:.2f}, not 1 -- take the softmax "
+            "over the last axis (dim=-1), the keys"
+        )
     return None
 
 
@@ -64,30 +66,40 @@ def check_masked_softmax(masked_softmax_fn: Callable) -> None:
         expected = masked_softmax(scores, mask)
         got = call_student(masked_softmax_fn, name, scores, mask)
         if not torch.equal(scores, original):
-            raise CheckFailed(f"{name} changed its input scores in place ({case}): use "
-                              "masked_fill (which returns a new tensor), not masked_fill_ or "
-                              "scores[mask] = ...")
+            raise CheckFailed(
+                f"{name} changed its input scores in place ({case}): use "
+                "masked_fill (which returns a new tensor), not masked_fill_ or "
+                "scores[mask] = ..."
+            )
         if isinstance(got, Tensor) and got.shape == expected.shape:
             got = got.detach().float()
             full_mask = torch.broadcast_to(mask, got.shape)
             nan_rows = torch.isnan(got).any(-1)
             if (nan_rows & ~full_mask.all(-1)).any():
                 idx = tuple(int(i) for i in (nan_rows & ~full_mask.all(-1)).nonzero()[0])
-                raise CheckFailed(f"{name} returned NaN in row {idx}, which has keys it may "
-                                  "attend to: is the polarity flipped? True means BLOCKED "
-                                  f"({case})")
+                raise CheckFailed(
+                    f"{name} returned NaN in row {idx}, which has keys it may "
+                    "attend to: is the polarity flipped? True means BLOCKED "
+                    f"({case})"
+                )
             if nan_rows.any():
-                raise CheckFailed(f"{name} returned NaN ({case}): a row whose keys are all "
-                                  "masked must give zeros, not softmax(-inf, ..., -inf)")
+                raise CheckFailed(
+                    f"{name} returned NaN ({case}): a row whose keys are all "
+                    "masked must give zeros, not softmax(-inf, ..., -inf)"
+                )
             flipped = masked_softmax(scores, ~mask)
             if torch.allclose(got, flipped, atol=ATOL):
-                raise CheckFailed(f"{name} kept the positions where the mask is True ({case}): "
-                                  "in course_lib True means BLOCKED")
+                raise CheckFailed(
+                    f"{name} kept the positions where the mask is True ({case}): "
+                    "in course_lib True means BLOCKED"
+                )
             leaked = got.masked_select(full_mask)
             if leaked.numel() and leaked.abs().max() > ATOL:
-                raise CheckFailed(f"{name} gives masked positions weight up to "
-                                  f"{leaked.abs().max():.3g} ({case}): fill them with -inf "
-                                  "before the softmax so they get exactly 0")
+                raise CheckFailed(
+                    f"{name} gives masked positions weight up to "
+                    f"{leaked.abs().max():.3g} ({case}): fill them with -inf "
+                    "before the softmax so they get exactly 0"
+                )
             hint = _row_sum_hint(got, mask)
             if hint:
                 raise CheckFailed(f"{name}: {hint} ({case})")
@@ -104,26 +116,42 @@ def check_scaled_dot_product_attention(attention_fn: Callable) -> None:
     shapes = [(1, 1, 2, 2, 2), (2, 3, 4, 5, 6), (3, 2, 3, 8, 1)]
     n_cases = 0
     for b, t, s, e, ev in shapes:
-        q, k, v = (torch.randn(b, t, e, generator=g), torch.randn(b, s, e, generator=g),
-                   torch.randn(b, s, ev, generator=g))
+        q, k, v = (
+            torch.randn(b, t, e, generator=g),
+            torch.randn(b, s, e, generator=g),
+            torch.randn(b, s, ev, generator=g),
+        )
         mask = torch.rand(b, t, s, generator=g) < 0.3
         mask[..., 0] = False
         for m in (None, mask):
             n_cases += 1
             case = f"B={b}, T={t}, S={s}, E={e}, Ev={ev}, {'with' if m is not None else 'no'} mask"
             expected_ctx, expected_w = scaled_dot_product_attention(q, k, v, attn_mask=m)
-            got = call_student(attention_fn, name, q.clone(), k.clone(), v.clone(),
-                        None if m is None else m.clone())
+            got = call_student(
+                attention_fn,
+                name,
+                q.clone(),
+                k.clone(),
+                v.clone(),
+                None if m is None else m.clone(),
+            )
             if not (isinstance(got, tuple) and len(got) == 2):
-                raise CheckFailed(f"{name} should return a pair (context, weights), got "
-                                  f"{type(got).__name__} ({case})")
+                raise CheckFailed(
+                    f"{name} should return a pair (context, weights), got "
+                    f"{type(got).__name__} ({case})"
+                )
             ctx, w = got
             scores = q @ k.transpose(-2, -1)  # (B, T, S)
             mistakes = [
-                (masked_softmax(scores, m), "the weights are not scaled: divide the scores by "
-                 "sqrt(E), the square root of the query width"),
-                (masked_softmax(scores / e, m), "the scores are divided by E; the scale is "
-                 f"1/sqrt(E) = {1 / math.sqrt(e):.3f}"),
+                (
+                    masked_softmax(scores, m),
+                    "the weights are not scaled: divide the scores by "
+                    "sqrt(E), the square root of the query width",
+                ),
+                (
+                    masked_softmax(scores / e, m),
+                    f"the scores are divided by E; the scale is 1/sqrt(E) = {1 / math.sqrt(e):.3f}",
+                ),
             ]
             if e != 1:  # with E = 1 the unscaled and scaled versions coincide
                 compare(w, expected_w, f"{name} (weights)", case, mistakes)
@@ -169,8 +197,13 @@ def check_general_scores(general_scores: Callable) -> None:
     name = "general_scores"
     g = torch.Generator().manual_seed(9)
     # (B, T, S, Eq, Ek, W = I)
-    cases = [(2, 3, 4, 3, 5, False), (2, 3, 4, 4, 4, True), (3, 2, 5, 4, 4, False),
-             (1, 1, 3, 2, 6, False), (1, 4, 2, 5, 2, False)]
+    cases = [
+        (2, 3, 4, 3, 5, False),
+        (2, 3, 4, 4, 4, True),
+        (3, 2, 5, 4, 4, False),
+        (1, 1, 3, 2, 6, False),
+        (1, 4, 2, 5, 2, False),
+    ]
     for b, t, s, eq, ek, identity in cases:
         q = torch.randn(b, t, eq, generator=g, dtype=torch.float64)
         k = torch.randn(b, s, ek, generator=g, dtype=torch.float64)
@@ -187,25 +220,38 @@ def check_general_scores(general_scores: Callable) -> None:
                 f"row per query and one column per key, (B, T, S) = "
                 f"{fmt(expected.shape)} ({case})"
             )
-        why = ("the general score is q^T W k itself; the division by sqrt(d) belongs "
-               "to scaled dot-product attention")
+        why = (
+            "the general score is q^T W k itself; the division by sqrt(d) belongs "
+            "to scaled dot-product attention"
+        )
         mistakes = [
             (expected / math.sqrt(eq), f"the scores are divided by sqrt(Eq): {why}"),
             (expected / math.sqrt(ek), f"the scores are divided by sqrt(Ek): {why}"),
-            (torch.softmax(expected, -1), "these are the weights: return the scores "
-             "q^T W k, before the softmax"),
-            (torch.softmax(expected / math.sqrt(eq), -1), "these are the weights of "
-             "scaled scores: return the scores q^T W k, unscaled and before the "
-             "softmax"),
+            (
+                torch.softmax(expected, -1),
+                "these are the weights: return the scores q^T W k, before the softmax",
+            ),
+            (
+                torch.softmax(expected / math.sqrt(eq), -1),
+                "these are the weights of "
+                "scaled scores: return the scores q^T W k, unscaled and before the "
+                "softmax",
+            ),
         ]
         if eq == ek and not identity:
             mistakes += [
-                (torch.einsum("bti,ji,bsj->bts", q, w, k), "the weight is used "
-                 "transposed: W is (Eq, Ek), as nn.Linear(Ek, Eq) stores it, so W k is "
-                 "key @ weight.T (and q^T W is query @ weight)"),
-                (q @ k.transpose(-2, -1), "the weight is not used: this is the plain "
-                 "dot product q^T k, which is the general score only for W = I; "
-                 "compute q^T W k"),
+                (
+                    torch.einsum("bti,ji,bsj->bts", q, w, k),
+                    "the weight is used "
+                    "transposed: W is (Eq, Ek), as nn.Linear(Ek, Eq) stores it, so W k is "
+                    "key @ weight.T (and q^T W is query @ weight)",
+                ),
+                (
+                    q @ k.transpose(-2, -1),
+                    "the weight is not used: this is the plain "
+                    "dot product q^T k, which is the general score only for W = I; "
+                    "compute q^T W k",
+                ),
             ]
         try:
             compare(got, expected, name, case, mistakes)
@@ -223,8 +269,10 @@ def check_general_scores(general_scores: Callable) -> None:
 def _unpack_step(got, name: str, case: str) -> tuple:
     __tracebackhide__ = True
     if not (isinstance(got, tuple) and len(got) == 3):
-        raise CheckFailed(f"{name} should return a tuple (out, hidden, weights), got "
-                          f"{type(got).__name__} ({case})")
+        raise CheckFailed(
+            f"{name} should return a tuple (out, hidden, weights), got "
+            f"{type(got).__name__} ({case})"
+        )
     return got
 
 
@@ -253,7 +301,8 @@ def check_attention_step(attention_step: Callable) -> None:
             expected = decoder(x, hidden, memory, memory_key_padding_mask=mask)
             got = _unpack_step(
                 call_student(attention_step, name, decoder, x, hidden.clone(), memory, mask),
-                name, case,
+                name,
+                case,
             )
             query, new_hidden = decoder.gru(x, hidden)  # (B, 1, H), (1, B, H)
             q = decoder.attention.q_proj(query)  # (B, 1, H)
@@ -262,31 +311,57 @@ def check_attention_step(attention_step: Callable) -> None:
             blocked = mask[:, None, :]  # (B, 1, S)
             q_old = decoder.attention.q_proj(hidden.transpose(0, 1))  # the state before the step
             mistakes_w = [
-                (masked_softmax(raw, blocked), "the scores are not divided by sqrt(H): scale "
-                 "q @ k^T by 1 / sqrt(hidden size) before the softmax"),
-                (masked_softmax(raw / math.sqrt(h), ~blocked), "the mask's polarity is "
-                 "flipped: True marks PADDING, and padded keys must get weight 0"),
-                (torch.softmax(raw / math.sqrt(h), -1), "padded keys get weight: fill the "
-                 "scores where the mask is True with -inf before the softmax"),
-                (masked_softmax(q_old @ k.transpose(1, 2) / math.sqrt(h), blocked), "the "
-                 "query is the state BEFORE the GRU step (that is Bahdanau's decoder): run "
-                 "the GRU first, its output is the query"),
+                (
+                    masked_softmax(raw, blocked),
+                    "the scores are not divided by sqrt(H): scale "
+                    "q @ k^T by 1 / sqrt(hidden size) before the softmax",
+                ),
+                (
+                    masked_softmax(raw / math.sqrt(h), ~blocked),
+                    "the mask's polarity is "
+                    "flipped: True marks PADDING, and padded keys must get weight 0",
+                ),
+                (
+                    torch.softmax(raw / math.sqrt(h), -1),
+                    "padded keys get weight: fill the "
+                    "scores where the mask is True with -inf before the softmax",
+                ),
+                (
+                    masked_softmax(q_old @ k.transpose(1, 2) / math.sqrt(h), blocked),
+                    "the "
+                    "query is the state BEFORE the GRU step (that is Bahdanau's decoder): run "
+                    "the GRU first, its output is the query",
+                ),
             ]
         out, new_h, weights = expected
         if isinstance(got[2], Tensor) and torch.isnan(got[2]).any():
-            raise CheckFailed(f"{name}'s weights contain NaN ({case}): a row whose keys are "
-                              "all blocked. Is the polarity flipped? True marks PADDING; the "
-                              "real keys (False) must stay")
+            raise CheckFailed(
+                f"{name}'s weights contain NaN ({case}): a row whose keys are "
+                "all blocked. Is the polarity flipped? True marks PADDING; the "
+                "real keys (False) must stay"
+            )
         compare(got[2], weights, f"{name}'s weights", case, mistakes_w)
         compare(got[1], new_h, f"{name}'s hidden state", case)
         context = weights @ memory  # (B, 1, H)
-        compare(got[0], out, f"{name}'s output", case, [
-            (decoder.regression(torch.cat([query, context], -1)).detach(), "the "
-             "concatenation is in the wrong order: the output layer reads [context, query]"),
-            (decoder.regression(torch.cat([weights @ k, query], -1)).detach(), "the context "
-             "averages the projected keys: the values are the encoder states themselves "
-             "(memory), not k_proj(memory)"),
-        ])
+        compare(
+            got[0],
+            out,
+            f"{name}'s output",
+            case,
+            [
+                (
+                    decoder.regression(torch.cat([query, context], -1)).detach(),
+                    "the "
+                    "concatenation is in the wrong order: the output layer reads [context, query]",
+                ),
+                (
+                    decoder.regression(torch.cat([weights @ k, query], -1)).detach(),
+                    "the context "
+                    "averages the projected keys: the values are the encoder states themselves "
+                    "(memory), not k_proj(memory)",
+                ),
+            ],
+        )
     passed(name, len(cases))
 
 
@@ -323,8 +398,13 @@ def check_context_only_decoder(decoder_cls: Callable) -> None:
             query, new_hidden = decoder.gru(x, hidden)  # (B, 1, H), (1, B, H)
             context, weights = decoder.attention(query, memory)  # (B, 1, H), (B, 1, S)
             expected = decoder.regression(context)  # (B, 1, F)
-            mistakes = [(decoder.regression(query), "the output is computed from the query: "
-                         "compute it from the context vector alone")]
+            mistakes = [
+                (
+                    decoder.regression(query),
+                    "the output is computed from the query: "
+                    "compute it from the context vector alone",
+                )
+            ]
         compare(got[1], new_hidden, f"{name}'s hidden state", case)
         compare(got[2], weights, f"{name}'s weights", case)
         compare(got[0], expected, f"{name}'s output", case, mistakes)
@@ -345,27 +425,54 @@ def check_kernel_weights(laplace_weights: Callable, boxcar_weights: Callable) ->
         case = f"diffs of shape {fmt(diffs.shape)}"
         expected = torch.softmax(-diffs.abs(), dim=-1)
         got = call_student(laplace_weights, "laplace_weights", diffs.clone())
-        compare(got, expected, "laplace_weights", case, [
-            (torch.softmax(-(diffs**2) / 2, dim=-1), "these are the Gaussian weights: the "
-             "Laplace kernel scores -|x - x_i|, not -(x - x_i)^2 / 2"),
-            (torch.softmax(-diffs.abs(), dim=0), "the softmax runs over the wrong axis: each "
-             "query's (row's) weights must sum to 1, so use dim=-1"),
-        ])
+        compare(
+            got,
+            expected,
+            "laplace_weights",
+            case,
+            [
+                (
+                    torch.softmax(-(diffs**2) / 2, dim=-1),
+                    "these are the Gaussian weights: the "
+                    "Laplace kernel scores -|x - x_i|, not -(x - x_i)^2 / 2",
+                ),
+                (
+                    torch.softmax(-diffs.abs(), dim=0),
+                    "the softmax runs over the wrong axis: each "
+                    "query's (row's) weights must sum to 1, so use dim=-1",
+                ),
+            ],
+        )
     for diffs, half in [(cases[0], 0.5), (cases[1], 1.0), (empty, 0.5)]:
         case = f"diffs of shape {fmt(diffs.shape)}, half_width={half}"
         inside = (diffs.abs() < half).float()  # (T, S)
         expected = inside / inside.sum(-1, keepdim=True).clamp(min=1)
         got = call_student(boxcar_weights, "boxcar_weights", diffs.clone(), half)
         if isinstance(got, Tensor) and torch.isnan(got).any():
-            raise CheckFailed(f"boxcar_weights returned NaN ({case}): a query with no "
-                              "training point in its window must get all-zero weights, "
-                              "not 0 / 0")
-        compare(got, expected, "boxcar_weights", case, [
-            (inside, "the weights are 0/1 indicators: divide each row by the number of "
-             "points in its window, so that the prediction is their average"),
-            (((diffs.abs() <= half).float()
-              / (diffs.abs() <= half).float().sum(-1, keepdim=True).clamp(min=1)),
-             "a point exactly half_width away counts here: the window is |x - x_i| < "
-             "half_width, strictly"),
-        ])
+            raise CheckFailed(
+                f"boxcar_weights returned NaN ({case}): a query with no "
+                "training point in its window must get all-zero weights, "
+                "not 0 / 0"
+            )
+        compare(
+            got,
+            expected,
+            "boxcar_weights",
+            case,
+            [
+                (
+                    inside,
+                    "the weights are 0/1 indicators: divide each row by the number of "
+                    "points in its window, so that the prediction is their average",
+                ),
+                (
+                    (
+                        (diffs.abs() <= half).float()
+                        / (diffs.abs() <= half).float().sum(-1, keepdim=True).clamp(min=1)
+                    ),
+                    "a point exactly half_width away counts here: the window is |x - x_i| < "
+                    "half_width, strictly",
+                ),
+            ],
+        )
     passed("laplace_weights and boxcar_weights", len(cases) + 3)

@@ -63,19 +63,25 @@ def check_datasets(make_datasets: Callable) -> None:
         train, valid = _splits(seed, sizes)
         got = call_student(make_datasets, "make_datasets", train, valid)
         if not isinstance(got, (tuple, list)) or len(got) != 2:
-            raise CheckFailed("make_datasets should return two datasets: (train_dataset, valid_dataset)")
+            raise CheckFailed(
+                "make_datasets should return two datasets: (train_dataset, valid_dataset)"
+            )
         reference = TrajectoryFeatures.fit(*train)
         everything = [np.concatenate(p, axis=0) for p in zip(train, valid, strict=True)]
         leaky = TrajectoryFeatures.fit(*everything)
         for name, dataset, split in (("train", got[0], train), ("valid", got[1], valid)):
             if len(dataset) != len(split[0]):
-                raise CheckFailed(f"the {name} dataset has {len(dataset)} items, expected {len(split[0])}")
+                raise CheckFailed(
+                    f"the {name} dataset has {len(dataset)} items, expected {len(split[0])}"
+                )
             source, target = reference.encode(*split)
             absolute = (split[0][..., :2] - split[0][..., :2].mean()) / split[0][..., :2].std()
             for i in (0, len(dataset) - 1):
                 item = dataset[i]
                 if not isinstance(item, (tuple, list)) or len(item) < 2:
-                    raise CheckFailed(f"{name}_dataset[{i}] should be a tuple (source, ..., target)")
+                    raise CheckFailed(
+                        f"{name}_dataset[{i}] should be a tuple (source, ..., target)"
+                    )
                 src = item[0]
                 if isinstance(src, Tensor) and src.shape[-1] == 3:
                     raise CheckFailed(
@@ -89,14 +95,28 @@ def check_datasets(make_datasets: Callable) -> None:
                             "use torch.tensor(x, dtype=torch.float32)"
                         )
                 case = f"{name}_dataset[{i}], seed {seed}"
-                compare(_t(src), source[i].double(), "the source", case, [
-                    (torch.as_tensor(relative_metres(split[0][i : i + 1])[0]),
-                     "these are metres but not standardised: divide by the training std"),
-                    (leaky.encode(split[0][i : i + 1])[0].double(), "the scaler was fitted on "
-                     "train AND valid: fit it on the training split only, then apply it to both"),
-                    (torch.as_tensor(absolute[i]), "these look like absolute lat/lon values: use "
-                     "[east, north] metres from the LAST observed fix"),
-                ])
+                compare(
+                    _t(src),
+                    source[i].double(),
+                    "the source",
+                    case,
+                    [
+                        (
+                            torch.as_tensor(relative_metres(split[0][i : i + 1])[0]),
+                            "these are metres but not standardised: divide by the training std",
+                        ),
+                        (
+                            leaky.encode(split[0][i : i + 1])[0].double(),
+                            "the scaler was fitted on "
+                            "train AND valid: fit it on the training split only, then apply it to both",
+                        ),
+                        (
+                            torch.as_tensor(absolute[i]),
+                            "these look like absolute lat/lon values: use "
+                            "[east, north] metres from the LAST observed fix",
+                        ),
+                    ],
+                )
                 compare(_t(item[-1]), target[i].double(), "the target", case)
     passed("make_datasets", len(cases))
 
@@ -119,17 +139,37 @@ def check_inverse_transform(inverse_transform: Callable) -> None:
         origin = observed[:, -1:, :2]
         metres = predicted * std + mean
         mistakes = [
-            (from_local(predicted, origin), "the standardisation was not undone: multiply by "
-             "std and add mean before converting metres to degrees"),
-            (from_local(metres, observed[:, :1, :2]), "the offsets were added to the FIRST "
-             "observed fix; they are metres from the LAST one"),
+            (
+                from_local(predicted, origin),
+                "the standardisation was not undone: multiply by "
+                "std and add mean before converting metres to degrees",
+            ),
+            (
+                from_local(metres, observed[:, :1, :2]),
+                "the offsets were added to the FIRST "
+                "observed fix; they are metres from the LAST one",
+            ),
             (from_local(metres[..., ::-1], origin), "east and north are swapped"),
-            (metres, "these are still metres: convert them to degrees around the last observed fix"),
+            (
+                metres,
+                "these are still metres: convert them to degrees around the last observed fix",
+            ),
         ]
-        got = call_student(inverse_transform, "inverse_transform", predicted.copy(), observed.copy(),
-                           mean.copy(), std.copy())
-        compare(_t(got), torch.as_tensor(expected), "inverse_transform", f"N={n}, T={t}",
-                [(torch.as_tensor(w), m) for w, m in mistakes])
+        got = call_student(
+            inverse_transform,
+            "inverse_transform",
+            predicted.copy(),
+            observed.copy(),
+            mean.copy(),
+            std.copy(),
+        )
+        compare(
+            _t(got),
+            torch.as_tensor(expected),
+            "inverse_transform",
+            f"N={n}, T={t}",
+            [(torch.as_tensor(w), m) for w, m in mistakes],
+        )
     passed("inverse_transform", len(cases))
 
 
@@ -144,8 +184,14 @@ def check_haversine(haversine_fn: Callable) -> None:
     rng = np.random.default_rng(4)
     centre = np.asarray(FLORENCE)
     cases = {
-        "around Florence": (centre + rng.uniform(-0.02, 0.02, (6, 2)), centre + rng.uniform(-0.02, 0.02, (6, 2))),
-        "far apart": (np.array([[0.0, 0.0], [51.5, -0.13]]), np.array([[0.0, 90.0], [40.7, -74.0]])),
+        "around Florence": (
+            centre + rng.uniform(-0.02, 0.02, (6, 2)),
+            centre + rng.uniform(-0.02, 0.02, (6, 2)),
+        ),
+        "far apart": (
+            np.array([[0.0, 0.0], [51.5, -0.13]]),
+            np.array([[0.0, 90.0], [40.7, -74.0]]),
+        ),
     }
     for case, (a, b) in cases.items():
         expected = torch.as_tensor(haversine(a, b))
@@ -153,15 +199,28 @@ def check_haversine(haversine_fn: Callable) -> None:
         mistakes = [
             (expected / 2, "half the distance: d = 2 R arcsin(sqrt(h))"),
             (expected / 1000, "this is in kilometres: use the radius in metres (6,371,008.8)"),
-            (expected * 6_371_000 / EARTH_RADIUS_M, "the radius is rounded to 6,371 km: use "
-             "EARTH_RADIUS_M = 6,371,008.8 m, the mean radius the course measures with"),
-            (torch.as_tensor(flat), "this treats degrees of longitude like degrees of latitude: "
-             "a degree of longitude shrinks with cos(latitude)"),
+            (
+                expected * 6_371_000 / EARTH_RADIUS_M,
+                "the radius is rounded to 6,371 km: use "
+                "EARTH_RADIUS_M = 6,371,008.8 m, the mean radius the course measures with",
+            ),
+            (
+                torch.as_tensor(flat),
+                "this treats degrees of longitude like degrees of latitude: "
+                "a degree of longitude shrinks with cos(latitude)",
+            ),
         ]
         with np.errstate(all="ignore"):
-            h = np.sin((b - a)[:, 0] / 2) ** 2 + np.cos(a[:, 0]) * np.cos(b[:, 0]) * np.sin((b - a)[:, 1] / 2) ** 2
-            mistakes.append((torch.as_tensor(2 * EARTH_RADIUS_M * np.arcsin(np.sqrt(np.clip(h, 0, 1)))),
-                             "convert degrees to radians first (np.radians)"))
+            h = (
+                np.sin((b - a)[:, 0] / 2) ** 2
+                + np.cos(a[:, 0]) * np.cos(b[:, 0]) * np.sin((b - a)[:, 1] / 2) ** 2
+            )
+            mistakes.append(
+                (
+                    torch.as_tensor(2 * EARTH_RADIUS_M * np.arcsin(np.sqrt(np.clip(h, 0, 1)))),
+                    "convert degrees to radians first (np.radians)",
+                )
+            )
         got = call_student(haversine_fn, "haversine", a.copy(), b.copy())
         got = _t(got)
         if isinstance(got, Tensor) and got.shape == expected.shape:
@@ -171,8 +230,10 @@ def check_haversine(haversine_fn: Callable) -> None:
                 if torch.allclose(got, wrong, rtol=1e-9, atol=1e-3):
                     raise CheckFailed(f"haversine: {message} ({case})")
             worst = (got - expected).abs().max().item()
-            raise CheckFailed(f"haversine is off by up to {worst:.4g} m ({case}); the reference "
-                              f"agrees within a millimetre. Expected\n{expected}\ngot\n{got}")
+            raise CheckFailed(
+                f"haversine is off by up to {worst:.4g} m ({case}); the reference "
+                f"agrees within a millimetre. Expected\n{expected}\ngot\n{got}"
+            )
         compare(got, expected, "haversine", case, mistakes)
     passed("haversine", len(cases))
 
@@ -193,12 +254,20 @@ def check_ade_fde(ade_fde_fn: Callable) -> None:
         mistakes = [
             ((d.sum(1).mean(), fde), "ADE is a mean over the steps too, not their sum"),
             ((ade, ade), "FDE is the error of the LAST step only: d[:, -1].mean()"),
-            ((ade, d[-1].mean()), "FDE takes the last step of every trajectory (d[:, -1]), "
-             "not every step of the last trajectory (d[-1])"),
+            (
+                (ade, d[-1].mean()),
+                "FDE takes the last step of every trajectory (d[:, -1]), "
+                "not every step of the last trajectory (d[-1])",
+            ),
         ]
         expected = torch.tensor([ade, fde], dtype=torch.float64)
-        compare(_t([float(g) for g in got]), expected, "ade_fde", f"N={n}, T={t}",
-                [(torch.tensor(w, dtype=torch.float64), m) for w, m in mistakes])
+        compare(
+            _t([float(g) for g in got]),
+            expected,
+            "ade_fde",
+            f"N={n}, T={t}",
+            [(torch.tensor(w, dtype=torch.float64), m) for w, m in mistakes],
+        )
     passed("ade_fde", len(cases))
 
 
@@ -216,7 +285,9 @@ def check_constant_velocity(constant_velocity_fn: Callable) -> None:
         observed, future = city_trajectories(n, rng=rng, future=t)
         times = future[..., 2]
         if sampling == "irregular sampling":  # a fix skipped here, a late one there
-            observed[..., 2] = observed[:, :1, 2] + np.cumsum(rng.uniform(5, 45, observed.shape[:2]), 1)
+            observed[..., 2] = observed[:, :1, 2] + np.cumsum(
+                rng.uniform(5, 45, observed.shape[:2]), 1
+            )
             times = observed[:, -1:, 2] + np.cumsum(rng.uniform(5, 45, (n, t)), axis=1)
         expected = constant_velocity(observed, times)
         origin = observed[:, -1:, :2]
@@ -226,17 +297,33 @@ def check_constant_velocity(constant_velocity_fn: Callable) -> None:
         whole = (en[:, -1] - en[:, 0]) / (observed.shape[1] - 1)
         mistakes = [
             (stay(observed, t), "every prediction is the last fix: that is the 'stay' baseline"),
-            (from_local(np.repeat(step[:, None], t, axis=1), origin), "every step lands on the "
-             "same point: move k intervals ahead for the k-th prediction"),
-            (from_local(-step[:, None] * k, origin), "the velocity points backwards: last fix "
-             "minus the one before it"),
-            (from_local(whole[:, None] * k, origin), "this is the mean velocity over the whole "
-             "observation; the baseline uses the last two fixes only"),
-            (from_local(step[:, None] * k, origin), "this assumes one sampling interval between "
-             "all fixes: divide the last step by its duration and multiply the velocity by the "
-             "seconds from the last fix to each timestamp in `times`"),
+            (
+                from_local(np.repeat(step[:, None], t, axis=1), origin),
+                "every step lands on the "
+                "same point: move k intervals ahead for the k-th prediction",
+            ),
+            (
+                from_local(-step[:, None] * k, origin),
+                "the velocity points backwards: last fix minus the one before it",
+            ),
+            (
+                from_local(whole[:, None] * k, origin),
+                "this is the mean velocity over the whole "
+                "observation; the baseline uses the last two fixes only",
+            ),
+            (
+                from_local(step[:, None] * k, origin),
+                "this assumes one sampling interval between "
+                "all fixes: divide the last step by its duration and multiply the velocity by the "
+                "seconds from the last fix to each timestamp in `times`",
+            ),
         ]
         got = call_student(constant_velocity_fn, "constant_velocity", observed.copy(), times.copy())
-        compare(_t(got), torch.as_tensor(expected), "constant_velocity",
-                f"N={n}, T={t}, {sampling}", [(torch.as_tensor(w), m) for w, m in mistakes])
+        compare(
+            _t(got),
+            torch.as_tensor(expected),
+            "constant_velocity",
+            f"N={n}, T={t}, {sampling}",
+            [(torch.as_tensor(w), m) for w, m in mistakes],
+        )
     passed("constant_velocity", len(cases))

@@ -47,7 +47,9 @@ STAY_FLOOR_M = 98.94
 def _figure(got, name: str) -> list[Axes]:
     """The visible axes of the figure a plotting answer returned; the figure is closed."""
     if not isinstance(got, Figure):
-        raise CheckFailed(f"{name} should return the matplotlib Figure (fig), got {type(got).__name__}")
+        raise CheckFailed(
+            f"{name} should return the matplotlib Figure (fig), got {type(got).__name__}"
+        )
     plt.close(got)  # read back, not shown a second time
     return [ax for ax in got.axes if ax.get_visible()]
 
@@ -65,8 +67,10 @@ def _drawn(ax: Axes, xy: np.ndarray, atol: float = 0.5) -> bool:
 def _metric_map(ax: Axes, name: str) -> None:
     """Equal axes, labelled in metres."""
     if ax.get_aspect() not in ("equal", 1.0):
-        raise CheckFailed(f"{name}: use equal axes (ax.set_aspect('equal')), or a metre east "
-                          "and a metre north look different")
+        raise CheckFailed(
+            f"{name}: use equal axes (ax.set_aspect('equal')), or a metre east "
+            "and a metre north look different"
+        )
     if "m" not in ax.get_xlabel() or "m" not in ax.get_ylabel():
         raise CheckFailed(f"{name}: label both axes with their unit, e.g. 'east (m)'")
 
@@ -74,13 +78,18 @@ def _metric_map(ax: Axes, name: str) -> None:
 def _missing(ax: Axes, xy: np.ndarray, degrees: np.ndarray, what: str, name: str) -> CheckFailed:
     """The error for a track that is not on the map, naming the likely cause."""
     if _drawn(ax, xy[:, ::-1]):
-        return CheckFailed(f"{name}: the {what} are drawn with east and north swapped: "
-                           "x is east (metres), y is north")
+        return CheckFailed(
+            f"{name}: the {what} are drawn with east and north swapped: "
+            "x is east (metres), y is north"
+        )
     if _drawn(ax, degrees, atol=1e-9) or _drawn(ax, degrees[:, ::-1], atol=1e-9):
-        return CheckFailed(f"{name}: the {what} are drawn in degrees: convert them to metres "
-                           "with to_local first")
-    return CheckFailed(f"{name}: no line of the figure passes through the {what} "
-                       f"(expected these metres:\n{np.round(xy, 1)})")
+        return CheckFailed(
+            f"{name}: the {what} are drawn in degrees: convert them to metres with to_local first"
+        )
+    return CheckFailed(
+        f"{name}: no line of the figure passes through the {what} "
+        f"(expected these metres:\n{np.round(xy, 1)})"
+    )
 
 
 def check_plot_trajectories(plot_trajectories: Callable, observed, future, n: int) -> None:
@@ -107,8 +116,11 @@ def _reference_models() -> dict[str, nn.Module]:
     return {
         "GRU": EncoderDecoder(Encoder(2, 64), Decoder(2, 64), 3, 0.5),
         "GRU + attention": EncoderDecoder(Encoder(2, 64), AttentionDecoder(2, 64), 3, 0.5),
-        "self-attention": SelfAttentionEncoderDecoder(SelfAttentionConfig(
-            n_features=2, d_model=32, num_heads=4, d_ff=64, target_len=3, num_layers=2)),
+        "self-attention": SelfAttentionEncoderDecoder(
+            SelfAttentionConfig(
+                n_features=2, d_model=32, num_heads=4, d_ff=64, target_len=3, num_layers=2
+            )
+        ),
     }
 
 
@@ -121,26 +133,34 @@ def check_models(build_models: Callable) -> None:
         reference = _reference_models()
     if not isinstance(got, dict) or set(got) != set(reference):
         keys = sorted(got) if isinstance(got, dict) else type(got).__name__
-        raise CheckFailed(f"build_models should return a dict with the keys {sorted(reference)}, "
-                          f"got {keys}")
+        raise CheckFailed(
+            f"build_models should return a dict with the keys {sorted(reference)}, got {keys}"
+        )
     for key, model in got.items():
         if not isinstance(model, type(reference[key])):
-            raise CheckFailed(f"{key!r} should be a {type(reference[key]).__name__}, "
-                              f"got {type(model).__name__}")
+            raise CheckFailed(
+                f"{key!r} should be a {type(reference[key]).__name__}, got {type(model).__name__}"
+            )
         if isinstance(model, SelfAttentionEncoderDecoder) and model.config.add_norm is None:
-            raise CheckFailed(f"{key!r} has no Add & Norm (add_norm=None): that is the lecture's "
-                              "first teaching model, which collapses to one predicted point here; "
-                              "keep the default add_norm='post'")
+            raise CheckFailed(
+                f"{key!r} has no Add & Norm (add_norm=None): that is the lecture's "
+                "first teaching model, which collapses to one predicted point here; "
+                "keep the default add_norm='post'"
+            )
         size = sum(p.numel() for p in model.parameters())
         expected = sum(p.numel() for p in reference[key].parameters())
         if size != expected:
-            raise CheckFailed(f"{key!r} has {size:,} parameters, the chapter's {expected:,}: "
-                              "check the hidden size, d_model, heads, d_ff and layers")
+            raise CheckFailed(
+                f"{key!r} has {size:,} parameters, the chapter's {expected:,}: "
+                "check the hidden size, d_model, heads, d_ff and layers"
+            )
         with torch.no_grad():
             out = model.eval()(torch.zeros(4, 5, 2))
         if tuple(out.shape) != (4, 3, 2):
-            raise CheckFailed(f"{key!r} maps (4, 5, 2) to {tuple(out.shape)}, expected (4, 3, 2): "
-                              "two features in and out, three future steps")
+            raise CheckFailed(
+                f"{key!r} maps (4, 5, 2) to {tuple(out.shape)}, expected (4, 3, 2): "
+                "two features in and out, three future steps"
+            )
     print("✓ build_models: three models of the chapter's sizes, each (B, 5, 2) -> (B, 3, 2).")
 
 
@@ -153,30 +173,39 @@ def check_training(train_attention_gru: Callable, train, valid) -> None:
     reaches (0.30 to 0.46 in scaled units; the reference run reached 0.38), below *stay*'s.
     """
     __tracebackhide__ = True
-    train_set, valid_set = trajectory_datasets(TrajectoryFeatures.fit(*train), train, valid,
-                                               teacher_forcing=False)
+    train_set, valid_set = trajectory_datasets(
+        TrajectoryFeatures.fit(*train), train, valid, teacher_forcing=False
+    )
     name = "train_attention_gru"
     with contextlib.redirect_stdout(io.StringIO()):  # the progress bar of a second run
         trainer = call_student(train_attention_gru, name, train_set, valid_set)
     losses, val_losses = getattr(trainer, "losses", None), getattr(trainer, "val_losses", None)
     if losses is None or val_losses is None:
-        raise CheckFailed(f"{name} should return the Trainer (with .losses and .val_losses), "
-                          f"got {type(trainer).__name__}")
+        raise CheckFailed(
+            f"{name} should return the Trainer (with .losses and .val_losses), "
+            f"got {type(trainer).__name__}"
+        )
     decoder = getattr(getattr(trainer, "model", None), "decoder", None)
     if not isinstance(decoder, AttentionDecoder):
         raise CheckFailed(f"{name}: train the GRU with attention (an AttentionDecoder)")
     if len(val_losses) != 15:
-        raise CheckFailed(f"{name}: pass the validation loader to fit and train 15 epochs; "
-                          f"found {len(val_losses)} validation losses")
+        raise CheckFailed(
+            f"{name}: pass the validation loader to fit and train 15 epochs; "
+            f"found {len(val_losses)} validation losses"
+        )
     source, target = valid_set.tensors[0], valid_set.tensors[-1]
     stay = float(((target - source[:, -1:]) ** 2).mean())  # the last fix, in scaled units
     final = val_losses[-1]
     if not final < stay:
-        raise CheckFailed(f"{name}: the final validation loss {final:.3f} is not below stay's "
-                          f"{stay:.3f}: did the model train (optimizer.step, the learning rate)?")
+        raise CheckFailed(
+            f"{name}: the final validation loss {final:.3f} is not below stay's "
+            f"{stay:.3f}: did the model train (optimizer.step, the learning rate)?"
+        )
     if not 0.30 <= final <= 0.46:
-        raise CheckFailed(f"{name}: final validation loss {final:.3f}, expected 0.30 to 0.46 with "
-                          "the exercise's recipe (Adam 1e-3, MSE, batch 64, 15 epochs)")
+        raise CheckFailed(
+            f"{name}: final validation loss {final:.3f}, expected 0.30 to 0.46 with "
+            "the exercise's recipe (Adam 1e-3, MSE, batch 64, 15 epochs)"
+        )
     print(f"✓ {name}: 15 epochs; the validation loss is in the recipe's range and below stay's.")
 
 
@@ -190,12 +219,16 @@ def check_plot_predictions(plot_predictions: Callable, observed, future, n: int)
     __tracebackhide__ = True
     name = "plot_predictions"
     future, when = future[..., :2], future[..., 2]
-    predictions = {"stay": stay(observed, future.shape[1]),
-                   "constant velocity": constant_velocity(observed, when)}
+    predictions = {
+        "stay": stay(observed, future.shape[1]),
+        "constant velocity": constant_velocity(observed, when),
+    }
     axes = _figure(call_student(plot_predictions, name, observed, future, predictions, n), name)
     if len(axes) != n:
-        raise CheckFailed(f"{name}: draw one panel per trajectory ({n}), found {len(axes)} "
-                          "visible axes (hide the unused ones)")
+        raise CheckFailed(
+            f"{name}: draw one panel per trajectory ({n}), found {len(axes)} "
+            "visible axes (hide the unused ones)"
+        )
     for k, ax in enumerate(axes):
         origin = observed[k, -1, :2]
         tracks = {"observed fixes": observed[k, :, :2], "true future": future[k, :, :2]}
@@ -204,12 +237,16 @@ def check_plot_predictions(plot_predictions: Callable, observed, future, n: int)
             xy = to_local(track, origin)  # metres from the last observed fix
             if not _drawn(ax, xy):
                 if _drawn(ax, to_local(track, FLORENCE)):
-                    raise CheckFailed(f"{name}: panel {k} is centred on Florence; centre each "
-                                      "panel on its trajectory's last observed fix")
+                    raise CheckFailed(
+                        f"{name}: panel {k} is centred on Florence; centre each "
+                        "panel on its trajectory's last observed fix"
+                    )
                 raise _missing(ax, xy, track, f"{what} (panel {k})", name)
         _metric_map(ax, name)
-    print(f"✓ {name}: {n} panels, each with the observed fixes, the truth and "
-          f"{len(predictions)} predictions, in metres.")
+    print(
+        f"✓ {name}: {n} panels, each with the observed fixes, the truth and "
+        f"{len(predictions)} predictions, in metres."
+    )
 
 
 def check_stay_floor(stay_ade: Callable) -> None:
@@ -227,13 +264,17 @@ def check_stay_floor(stay_ade: Callable) -> None:
         (STAY_FLOOR_M / 1000, "this is in kilometres: return metres"),
     ]
     if abs(value - STAY_FLOOR_M) <= 1.0:
-        print(f"✓ stay_ade: within a metre of {STAY_FLOOR_M} m, the error no predictor can beat "
-              "on these data.")
+        print(
+            f"✓ stay_ade: within a metre of {STAY_FLOOR_M} m, the error no predictor can beat "
+            "on these data."
+        )
         return
     for wrong, message in mistakes:
         if abs(value - wrong) <= 0.02 * wrong:
             raise CheckFailed(f"stay_ade: {message} (got {value:.4g})")
     if value < 0.05:
         raise CheckFailed(f"stay_ade returned {value:.3g}: degrees? Measure in metres (haversine)")
-    raise CheckFailed(f"stay_ade returned {value:.4g} m, expected about {STAY_FLOOR_M} m: three "
-                      "steps, each uniform on ±0.001° in latitude and in longitude, from the last fix")
+    raise CheckFailed(
+        f"stay_ade returned {value:.4g} m, expected about {STAY_FLOOR_M} m: three "
+        "steps, each uniform on ±0.001° in latitude and in longitude, from the last fix"
+    )

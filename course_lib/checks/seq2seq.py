@@ -28,12 +28,21 @@ def _gru_variants(x, h, w_ih, w_hh, b_ih, b_hh):
     r_no_bias = torch.tanh(i_n + r * hb.chunk(3, dim=-1)[2] + b_hh.chunk(3)[2])
     bias_outside = (1 - z) * r_no_bias + z * h
     return right, [
-        (swapped_rz, "the reset and update gates look swapped: PyTorch stacks the gate "
-         "weights in the order (r, z, n), so chunk(3) gives r first"),
-        (flipped_z, "the update gate is used the other way round: PyTorch keeps the old "
-         "state with weight z, h' = (1 - z) * n + z * h"),
-        (bias_outside, "the reset gate must multiply the whole hidden term including its "
-         "bias: n = tanh(W_in x + b_in + r * (W_hn h + b_hn))"),
+        (
+            swapped_rz,
+            "the reset and update gates look swapped: PyTorch stacks the gate "
+            "weights in the order (r, z, n), so chunk(3) gives r first",
+        ),
+        (
+            flipped_z,
+            "the update gate is used the other way round: PyTorch keeps the old "
+            "state with weight z, h' = (1 - z) * n + z * h",
+        ),
+        (
+            bias_outside,
+            "the reset gate must multiply the whole hidden term including its "
+            "bias: n = tanh(W_in x + b_in + r * (W_hn h + b_hn))",
+        ),
     ]
 
 
@@ -77,10 +86,15 @@ def check_decoder_inputs(decoder_inputs: Callable) -> None:
         source, target = torch.randn(b, s, f, generator=g), torch.randn(b, t, f, generator=g)
         expected = torch.cat([source[:, -1:], target[:, :-1]], dim=1)  # (B, T, F)
         mistakes = [
-            (target, "this is the target itself; the decoder's inputs are shifted one step "
-             "right: they start with the last source point and stop before the last target"),
-            (torch.cat([source[:, :1], target[:, :-1]], dim=1), "the first input should be "
-             "the LAST source point (source[:, -1:]), not the first"),
+            (
+                target,
+                "this is the target itself; the decoder's inputs are shifted one step "
+                "right: they start with the last source point and stop before the last target",
+            ),
+            (
+                torch.cat([source[:, :1], target[:, :-1]], dim=1),
+                "the first input should be the LAST source point (source[:, -1:]), not the first",
+            ),
         ]
         got = call_student(decoder_inputs, "decoder_inputs", source.clone(), target.clone())
         if isinstance(got, Tensor) and got.shape == (b, t + 1, f):
@@ -203,35 +217,62 @@ def check_scheduled_decode(decode_scheduled: Callable) -> None:
                 stale.append(x)
             stale = torch.cat(stale, dim=1)
         for p, expected, mistakes in [
-            (0.0, free, [
-                (forced, "with p = 0 the decoder was teacher forced: a coin that is "
-                 "True (probability p) means the TRUE previous point, so p = 0 never "
-                 "reads the target -- it is the free-running decoding of the chapter"),
-                (same_input, "every step produced the same point: feed each prediction "
-                 "back as the next input and carry the returned hidden state forward"),
-                (stale, "the inputs are fed back, but the hidden state is not: use the "
-                 "hidden state the decoder returns as the state of the next step"),
-            ]),
-            (1.0, forced, [
-                (free, "with p = 1 the decoder ran free: a coin that is True "
-                 "(probability p) means the TRUE previous point, so p = 1 is full "
-                 "teacher forcing"),
-                (ahead, "step t read target[:, t], the very point it must predict: the "
-                 "true PREVIOUS point is target[:, t - 1]"),
-            ]),
+            (
+                0.0,
+                free,
+                [
+                    (
+                        forced,
+                        "with p = 0 the decoder was teacher forced: a coin that is "
+                        "True (probability p) means the TRUE previous point, so p = 0 never "
+                        "reads the target -- it is the free-running decoding of the chapter",
+                    ),
+                    (
+                        same_input,
+                        "every step produced the same point: feed each prediction "
+                        "back as the next input and carry the returned hidden state forward",
+                    ),
+                    (
+                        stale,
+                        "the inputs are fed back, but the hidden state is not: use the "
+                        "hidden state the decoder returns as the state of the next step",
+                    ),
+                ],
+            ),
+            (
+                1.0,
+                forced,
+                [
+                    (
+                        free,
+                        "with p = 1 the decoder ran free: a coin that is True "
+                        "(probability p) means the TRUE previous point, so p = 1 is full "
+                        "teacher forcing",
+                    ),
+                    (
+                        ahead,
+                        "step t read target[:, t], the very point it must predict: the "
+                        "true PREVIOUS point is target[:, t - 1]",
+                    ),
+                ],
+            ),
         ]:
             n_cases += 1
             case = f"p={p:g}, B={b}, S={s}, T={t}, F={f}"
             generator = torch.Generator().manual_seed(7)
             got = _call_scheduled(
-                decode_scheduled, encoder, decoder, source.clone(), target.clone(), p,
+                decode_scheduled,
+                encoder,
+                decoder,
+                source.clone(),
+                target.clone(),
+                p,
                 generator,
             )
             compare(got, expected, _SCHEDULED, case, mistakes)
     # (B, S, T, F, H, p, B copies of one sequence): the coins decide. The copies come
     # first: where all rows of the answer agree, the whole batch shared its coins.
-    mixed = [(6, 2, 4, 2, 3, 0.5, True), (2, 2, 3, 2, 3, 0.5, False),
-             (5, 3, 4, 3, 4, 0.3, False)]
+    mixed = [(6, 2, 4, 2, 3, 0.5, True), (2, 2, 3, 2, 3, 0.5, False), (5, 3, 4, 3, 4, 0.3, False)]
     for seed, (b, s, t, f, hdim, p, copies) in enumerate(mixed):
         n_cases += 1
         with torch.random.fork_rng(devices=[]):
@@ -241,33 +282,42 @@ def check_scheduled_decode(decode_scheduled: Callable) -> None:
         if copies:  # B copies of one sequence: only the coins can tell them apart
             source, target = source[:1].expand_as(source), target[:1].expand_as(target)
             source, target = source.contiguous(), target.contiguous()
-        case = f"p={p:g}, B={b}, S={s}, T={t}, F={f}" + (", B copies of one sequence"
-                                                          if copies else "")
+        case = f"p={p:g}, B={b}, S={s}, T={t}, F={f}" + (
+            ", B copies of one sequence" if copies else ""
+        )
         coin_seed = 500 + seed
         with torch.no_grad():
-            expected, used = _scheduled_decoding(encoder, decoder, source, target, p,
-                                                 coin_seed)
+            expected, used = _scheduled_decoding(encoder, decoder, source, target, p, coin_seed)
             mistakes = [
-                (_scheduled_decoding(encoder, decoder, source, target, p, coin_seed,
-                                     "first")[0],
-                 "a coin is drawn before step 0 too: step 0 always reads the last "
-                 "source point, so draw the coins only before steps 1, ..., T-1"),
+                (
+                    _scheduled_decoding(encoder, decoder, source, target, p, coin_seed, "first")[0],
+                    "a coin is drawn before step 0 too: step 0 always reads the last "
+                    "source point, so draw the coins only before steps 1, ..., T-1",
+                ),
             ]
             if b == f:
-                mistakes.append((
-                    _scheduled_decoding(encoder, decoder, source, target, p, coin_seed,
-                                        "features")[0],
-                    "the (B,) coins were broadcast along the features, not along "
-                    "the batch: index them as coins[:, None, None], shape (B, 1, 1), "
-                    "so that each sequence takes its whole point from one side",
-                ))
+                mistakes.append(
+                    (
+                        _scheduled_decoding(
+                            encoder, decoder, source, target, p, coin_seed, "features"
+                        )[0],
+                        "the (B,) coins were broadcast along the features, not along "
+                        "the batch: index them as coins[:, None, None], shape (B, 1, 1), "
+                        "so that each sequence takes its whole point from one side",
+                    )
+                )
         if copies:
             assert not _same_rows(expected)  # the coins really differ between sequences
         generator = torch.Generator().manual_seed(coin_seed)
         untouched = generator.get_state()
         with torch.enable_grad():
             got = _call_scheduled(
-                decode_scheduled, encoder, decoder, source.clone(), target.clone(), p,
+                decode_scheduled,
+                encoder,
+                decoder,
+                source.clone(),
+                target.clone(),
+                p,
                 generator,
             )
         right_shape = isinstance(got, Tensor) and got.shape == expected.shape
@@ -302,8 +352,7 @@ def check_scheduled_decode(decode_scheduled: Callable) -> None:
             )
         encoder.zero_grad()
         got.sum().backward()
-        if not any(w.grad is not None and w.grad.abs().sum() > 0
-                   for w in encoder.parameters()):
+        if not any(w.grad is not None and w.grad.abs().sum() > 0 for w in encoder.parameters()):
             raise CheckFailed(
                 f"{_SCHEDULED}: no gradient reaches the encoder ({case}): start the "
                 "decoder from the encoder's final state as it is returned, not detached"

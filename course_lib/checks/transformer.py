@@ -60,14 +60,15 @@ def _mha_variants(query, key, value, mha, mask):
     return {
         "the scores are divided by sqrt(d_model); divide by sqrt(Dh), the width of ONE head "
         "(d_model / num_heads)": attend(lambda x: _heads(x, nh), math.sqrt(d)),
-        "the mask's polarity is flipped: True marks PADDING, whose keys get weight 0":
-            attend(lambda x: _heads(x, nh), math.sqrt(dh), polarity=False),
+        "the mask's polarity is flipped: True marks PADDING, whose keys get weight 0": attend(
+            lambda x: _heads(x, nh), math.sqrt(dh), polarity=False
+        ),
         "reshaping (B, T, D) straight to (B, Nh, T, Dh) mixes steps and features: view it "
-        "as (B, T, Nh, Dh) first, then transpose(1, 2)":
-            attend(no_transpose, math.sqrt(dh)),
+        "as (B, T, Nh, Dh) first, then transpose(1, 2)": attend(no_transpose, math.sqrt(dh)),
         "merging the heads without transposing back mixes steps: transpose (B, Nh, T, Dh) to "
-        "(B, T, Nh, Dh) before reshaping to (B, T, D)":
-            attend(lambda x: _heads(x, nh), math.sqrt(dh), merge_transpose=False),
+        "(B, T, Nh, Dh) before reshaping to (B, T, D)": attend(
+            lambda x: _heads(x, nh), math.sqrt(dh), merge_transpose=False
+        ),
     }
 
 
@@ -84,8 +85,12 @@ def check_multi_head_attention(multi_head_attention: Callable) -> None:
     name = "multi_head_attention"
     g = torch.Generator().manual_seed(3)
     # (B, T, S, D, Nh, lengths): self-attention, cross-attention, padding, one head
-    cases = [(2, 3, 3, 8, 2, None), (2, 2, 4, 6, 3, [4, 2]), (3, 4, 5, 8, 4, [5, 1, 3]),
-             (1, 2, 3, 4, 1, [2])]
+    cases = [
+        (2, 3, 3, 8, 2, None),
+        (2, 2, 4, 6, 3, [4, 2]),
+        (3, 4, 5, 8, 4, [5, 1, 3]),
+        (1, 2, 3, 4, 1, [2]),
+    ]
     for seed, (b, t, s, d, nh, lengths) in enumerate(cases):
         with torch.random.fork_rng(devices=[]):  # leave the student's generator alone
             torch.manual_seed(300 + seed)
@@ -97,25 +102,43 @@ def check_multi_head_attention(multi_head_attention: Callable) -> None:
         value = key if t == s and lengths is None else torch.randn(b, s, d, generator=g)
         mask = None if lengths is None else torch.arange(s) >= torch.tensor(lengths)[:, None]
         kind = "self-attention" if key is query else "cross-attention"
-        case = (f"{kind}, B={b}, T={t}, S={s}, d_model={d}, num_heads={nh}"
-                + (f", key lengths {lengths}" if lengths else ", no mask"))
+        case = f"{kind}, B={b}, T={t}, S={s}, d_model={d}, num_heads={nh}" + (
+            f", key lengths {lengths}" if lengths else ", no mask"
+        )
         with torch.no_grad():
             out, weights = mha(query, key, value, key_padding_mask=mask)
             got = call_student(multi_head_attention, name, query, key, value, mha, mask)
             variants = _mha_variants(query, key, value, mha, mask)
         if not (isinstance(got, tuple) and len(got) == 2):
-            raise CheckFailed(f"{name} should return a tuple (output, weights), got "
-                              f"{type(got).__name__} ({case})")
+            raise CheckFailed(
+                f"{name} should return a tuple (output, weights), got {type(got).__name__} ({case})"
+            )
         got_out, got_w = got
         if isinstance(got_w, Tensor) and got_w.shape == (b, nh, t, s) and nh > 1:
-            raise CheckFailed(f"{name} returned the weights of every head {fmt(got_w.shape)}; "
-                              f"return their mean over the heads, {fmt((b, t, s))} ({case})")
-        compare(got_w, weights, f"{name}'s weights", case,
-                [(w, why) for why, (_, w) in variants.items()])
-        compare(got_out, out, f"{name}'s output", case,
-                [(o, why) for why, (o, _) in variants.items()]
-                + [(F.linear(out, torch.eye(d)) - mha.out_proj.bias, "the output projection's "
-                    "bias is missing: apply mha.out_proj (weight and bias)")])
+            raise CheckFailed(
+                f"{name} returned the weights of every head {fmt(got_w.shape)}; "
+                f"return their mean over the heads, {fmt((b, t, s))} ({case})"
+            )
+        compare(
+            got_w,
+            weights,
+            f"{name}'s weights",
+            case,
+            [(w, why) for why, (_, w) in variants.items()],
+        )
+        compare(
+            got_out,
+            out,
+            f"{name}'s output",
+            case,
+            [(o, why) for why, (o, _) in variants.items()]
+            + [
+                (
+                    F.linear(out, torch.eye(d)) - mha.out_proj.bias,
+                    "the output projection's bias is missing: apply mha.out_proj (weight and bias)",
+                )
+            ],
+        )
     passed(name, len(cases))
 
 
@@ -132,21 +155,27 @@ def check_encoder_layer(encoder_layer: Callable) -> None:
     name = "encoder_layer"
     g = torch.Generator().manual_seed(4)
     # (B, T, D, Nh, FF, norm_first, lengths)
-    cases = [(2, 3, 8, 2, 16, False, None), (3, 4, 6, 3, 12, False, [4, 2, 3]),
-             (2, 5, 8, 4, 32, True, [5, 3]), (1, 2, 4, 1, 8, True, None)]
+    cases = [
+        (2, 3, 8, 2, 16, False, None),
+        (3, 4, 6, 3, 12, False, [4, 2, 3]),
+        (2, 5, 8, 4, 32, True, [5, 3]),
+        (1, 2, 4, 1, 8, True, None),
+    ]
     for seed, (b, t, d, nh, ff, norm_first, lengths) in enumerate(cases):
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(400 + seed)
-            layer = nn.TransformerEncoderLayer(d, nh, ff, dropout=0.0, batch_first=True,
-                                               norm_first=norm_first)
+            layer = nn.TransformerEncoderLayer(
+                d, nh, ff, dropout=0.0, batch_first=True, norm_first=norm_first
+            )
             for norm in (layer.norm1, layer.norm2):  # PyTorch starts them at 1 and 0
                 nn.init.normal_(norm.weight, 1.0, 0.2)
                 nn.init.normal_(norm.bias, 0.0, 0.2)
         layer.eval()
         x = torch.randn(b, t, d, generator=g)
         mask = None if lengths is None else torch.arange(t) >= torch.tensor(lengths)[:, None]
-        case = (f"{'pre' if norm_first else 'post'}-norm, B={b}, T={t}, d_model={d}, "
-                f"nhead={nh}" + (f", lengths {lengths}" if lengths else ", no mask"))
+        case = f"{'pre' if norm_first else 'post'}-norm, B={b}, T={t}, d_model={d}, nhead={nh}" + (
+            f", lengths {lengths}" if lengths else ", no mask"
+        )
         # with gradients on, PyTorch takes its reference path, not the fused fast path
         expected = layer(x, src_key_padding_mask=mask).detach()
         got = call_student(encoder_layer, name, x.clone(), layer, mask)
@@ -158,26 +187,44 @@ def check_encoder_layer(encoder_layer: Callable) -> None:
             return layer.linear2(F.relu(layer.linear1(y)))
 
         with torch.no_grad():
-            other = (layer.norm2(layer.norm1(x + sa(x)) + ffn(layer.norm1(x + sa(x))))
-                     if norm_first else
-                     (lambda y: y + ffn(layer.norm2(y)))(x + sa(layer.norm1(x))))
-            no_relu = ((lambda y: y + layer.linear2(layer.linear1(layer.norm2(y))))(
-                x + sa(layer.norm1(x))) if norm_first else
-                (lambda y: layer.norm2(y + layer.linear2(layer.linear1(y))))(
-                    layer.norm1(x + sa(x))))
-            no_residual = ((lambda y: ffn(layer.norm2(y)))(sa(layer.norm1(x))) if norm_first
-                           else layer.norm2(ffn(layer.norm1(sa(x)))))
-        order = ("this is the post-norm layer (add, then normalise), but layer.norm_first "
-                 "is True: normalise the sublayer's INPUT, x + sublayer(norm(x))"
-                 if norm_first else
-                 "this is the pre-norm layer, but layer.norm_first is False: add first, then "
-                 "normalise, norm(x + sublayer(x))")
-        compare(got, expected, name, case, [
-            (other, order),
-            (no_relu, "the feed-forward network has no ReLU between linear1 and linear2"),
-            (no_residual, "the residual connections are missing: add each sublayer's input "
-             "to its output"),
-        ])
+            other = (
+                layer.norm2(layer.norm1(x + sa(x)) + ffn(layer.norm1(x + sa(x))))
+                if norm_first
+                else (lambda y: y + ffn(layer.norm2(y)))(x + sa(layer.norm1(x)))
+            )
+            no_relu = (
+                (lambda y: y + layer.linear2(layer.linear1(layer.norm2(y))))(x + sa(layer.norm1(x)))
+                if norm_first
+                else (lambda y: layer.norm2(y + layer.linear2(layer.linear1(y))))(
+                    layer.norm1(x + sa(x))
+                )
+            )
+            no_residual = (
+                (lambda y: ffn(layer.norm2(y)))(sa(layer.norm1(x)))
+                if norm_first
+                else layer.norm2(ffn(layer.norm1(sa(x))))
+            )
+        order = (
+            "this is the post-norm layer (add, then normalise), but layer.norm_first "
+            "is True: normalise the sublayer's INPUT, x + sublayer(norm(x))"
+            if norm_first
+            else "this is the pre-norm layer, but layer.norm_first is False: add first, then "
+            "normalise, norm(x + sublayer(x))"
+        )
+        compare(
+            got,
+            expected,
+            name,
+            case,
+            [
+                (other, order),
+                (no_relu, "the feed-forward network has no ReLU between linear1 and linear2"),
+                (
+                    no_residual,
+                    "the residual connections are missing: add each sublayer's input to its output",
+                ),
+            ],
+        )
     passed(name, len(cases))
 
 
@@ -197,23 +244,38 @@ def check_learned_positions(positions_cls: Callable) -> None:
             module = call_student(positions_cls, name, max_len, d)
         embedding = getattr(module, "embedding", None)
         if not isinstance(embedding, nn.Embedding):
-            raise CheckFailed(f"{name} needs `self.embedding = nn.Embedding(max_len, d_model)`: "
-                              "one learned vector per position")
+            raise CheckFailed(
+                f"{name} needs `self.embedding = nn.Embedding(max_len, d_model)`: "
+                "one learned vector per position"
+            )
         if tuple(embedding.weight.shape) != (max_len, d):
-            raise CheckFailed(f"{name}({max_len}, {d}).embedding holds "
-                              f"{fmt(embedding.weight.shape)} vectors; it needs one row of "
-                              f"d_model={d} numbers per position: ({max_len}, {d})")
+            raise CheckFailed(
+                f"{name}({max_len}, {d}).embedding holds "
+                f"{fmt(embedding.weight.shape)} vectors; it needs one row of "
+                f"d_model={d} numbers per position: ({max_len}, {d})"
+            )
         x = torch.randn(b, t, d, generator=g)
         case = f"B={b}, T={t}, max_len={max_len}, d_model={d}"
         with torch.no_grad():
             got = call_student(module, name, x)
             table = embedding.weight[:t]  # (T, D)
-        compare(got, x * math.sqrt(d) + table, name, case, [
-            (x + table, "the input is not scaled: multiply it by sqrt(d_model) before "
-             "adding the positions, as PositionalEncoding does (one change at a time)"),
-            (x * math.sqrt(d) + embedding.weight[:t].flip(0), "the positions are reversed: "
-             "row p of the embedding belongs to position p"),
-        ])
+        compare(
+            got,
+            x * math.sqrt(d) + table,
+            name,
+            case,
+            [
+                (
+                    x + table,
+                    "the input is not scaled: multiply it by sqrt(d_model) before "
+                    "adding the positions, as PositionalEncoding does (one change at a time)",
+                ),
+                (
+                    x * math.sqrt(d) + embedding.weight[:t].flip(0),
+                    "the positions are reversed: row p of the embedding belongs to position p",
+                ),
+            ],
+        )
     passed(name, len(cases))
 
 
@@ -244,15 +306,30 @@ def check_shift_matrix(shift_matrix: Callable) -> None:
         case = f"k={k}, d_model={d}"
         got = call_student(shift_matrix, name, k, d)
         expected = _shift_matrix(k, d)
-        compare(got, expected, name, case, [
-            (expected.T, "this is the transpose of M_k: it shifts by -k (the rotation's "
-             "sine entries have the wrong signs), or it is the matrix for row vectors "
-             "(table @ M). Build M for a column PE(pos): row 2i gives "
-             "sin(a + b) = sin(a) cos(b) + cos(a) sin(b)"),
-            (_shift_matrix(k, d, exponent="i"), "the speeds use 10000^(i / d_model): the "
-             "exponent is 2i / d_model, with i counting the sine/cosine PAIRS"),
-            (_shift_matrix(k, d, layout="concatenated"), "the blocks pair features i and "
-             "i + d_model/2 (all sines, then all cosines); the library interleaves them: "
-             "the sine of pair i is feature 2i, its cosine feature 2i + 1"),
-        ])
+        compare(
+            got,
+            expected,
+            name,
+            case,
+            [
+                (
+                    expected.T,
+                    "this is the transpose of M_k: it shifts by -k (the rotation's "
+                    "sine entries have the wrong signs), or it is the matrix for row vectors "
+                    "(table @ M). Build M for a column PE(pos): row 2i gives "
+                    "sin(a + b) = sin(a) cos(b) + cos(a) sin(b)",
+                ),
+                (
+                    _shift_matrix(k, d, exponent="i"),
+                    "the speeds use 10000^(i / d_model): the "
+                    "exponent is 2i / d_model, with i counting the sine/cosine PAIRS",
+                ),
+                (
+                    _shift_matrix(k, d, layout="concatenated"),
+                    "the blocks pair features i and "
+                    "i + d_model/2 (all sines, then all cosines); the library interleaves them: "
+                    "the sine of pair i is feature 2i, its cosine feature 2i + 1",
+                ),
+            ],
+        )
     passed(name, len(cases))

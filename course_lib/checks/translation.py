@@ -25,11 +25,14 @@ __all__ = [
 ]
 
 
-def _positions(s: int, d: int, start: int = 0, exponent: int = 2,
-               concatenated: bool = False) -> Tensor:
+def _positions(
+    s: int, d: int, start: int = 0, exponent: int = 2, concatenated: bool = False
+) -> Tensor:
     """``(S, D)`` sines and cosines of positions ``start ..``, even ``D``; the defaults give
     the library's table (pair ``i`` at speed ``1 / 10000^(exponent * i / D)``, interleaved)."""
-    angles = torch.arange(start, start + s)[:, None] / 10000 ** (exponent * torch.arange(d // 2) / d)
+    angles = torch.arange(start, start + s)[:, None] / 10000 ** (
+        exponent * torch.arange(d // 2) / d
+    )
     if concatenated:
         return torch.cat([angles.sin(), angles.cos()], 1)
     return torch.stack([angles.sin(), angles.cos()], -1).flatten(1)
@@ -46,8 +49,12 @@ def check_token_positions(fn: Callable) -> None:
     __tracebackhide__ = True
     name = "token_positions"
     vocab = Vocab(["le chat est noir", "le chien est blanc", "un chat noir dort", "le chien dort"])
-    cases = [("le chat est noir", 8), ("un chien blanc dort", 16), ("le chat mange", 256),
-             ("noir", 8)]  # "mange" is not in the vocabulary
+    cases = [
+        ("le chat est noir", 8),
+        ("un chien blanc dort", 16),
+        ("le chat mange", 256),
+        ("noir", 8),
+    ]  # "mange" is not in the vocabulary
     for sentence, d in cases:
         ids = torch.tensor(vocab.encode(sentence), dtype=torch.long)
         s = len(ids)
@@ -57,30 +64,50 @@ def check_token_positions(fn: Callable) -> None:
         case = f"sentence={sentence!r}, d_model={d}" + (f", unknown {unknown}" if unknown else "")
         got = call_student(fn, name, sentence, vocab, d)
         if not (isinstance(got, (tuple, list)) and len(got) == 2):
-            raise CheckFailed(f"{name} should return a pair (ids, pe), got "
-                              f"{type(got).__name__} ({case})")
+            raise CheckFailed(
+                f"{name} should return a pair (ids, pe), got {type(got).__name__} ({case})"
+            )
         got_ids, got_pe = got
         if not isinstance(got_ids, Tensor) or got_ids.dtype != torch.long:
             kind = type(got_ids).__name__ if not isinstance(got_ids, Tensor) else got_ids.dtype
-            raise CheckFailed(f"{name} returned the ids as {kind}: return a 1-D long tensor, "
-                              "torch.tensor(vocab.encode(sentence), dtype=torch.long), the type "
-                              f"an nn.Embedding takes ({case})")
+            raise CheckFailed(
+                f"{name} returned the ids as {kind}: return a 1-D long tensor, "
+                "torch.tensor(vocab.encode(sentence), dtype=torch.long), the type "
+                f"an nn.Embedding takes ({case})"
+            )
         if got_ids.shape == (s - 1,) or (isinstance(got_pe, Tensor) and got_pe.shape == (s - 1, d)):
-            raise CheckFailed(f"{name} returned {s - 1} positions, one per word: the <eos> that "
-                              "vocab.encode appends is a token too and gets a position, so "
-                              f"S = len(ids) = {s} ({case})")
+            raise CheckFailed(
+                f"{name} returned {s - 1} positions, one per word: the <eos> that "
+                "vocab.encode appends is a token too and gets a position, so "
+                f"S = len(ids) = {s} ({case})"
+            )
         compare(got_ids, ids, f"{name} (ids)", case)
-        compare(got_pe, expected, f"{name} (pe)", case, [
-            (_positions(s, d, concatenated=True), "the sines of all the speeds come first, then "
-             "all the cosines (the tutorial's concatenated layout). The library interleaves them: "
-             "feature 2i is the sine of pair i, feature 2i + 1 its cosine, so with d_model=256 "
-             "position 1 starts [0.8415, 0.5403, 0.8020, 0.5974], not [0.8415, 0.8020, 0.7617, "
-             "0.7214]. Use sinusoidal_encoding(len(ids), d_model)"),
-            (_positions(s, d, start=1), "the positions are counted from 1: the first token is at "
-             "position 0, so the first row is [0, 1, 0, 1, ...]"),
-            (_positions(s, d, exponent=1), "the speeds use 10000^(i / d_model): the exponent is "
-             "2i / d_model, with i counting the sine/cosine PAIRS"),
-        ])
+        compare(
+            got_pe,
+            expected,
+            f"{name} (pe)",
+            case,
+            [
+                (
+                    _positions(s, d, concatenated=True),
+                    "the sines of all the speeds come first, then "
+                    "all the cosines (the tutorial's concatenated layout). The library interleaves them: "
+                    "feature 2i is the sine of pair i, feature 2i + 1 its cosine, so with d_model=256 "
+                    "position 1 starts [0.8415, 0.5403, 0.8020, 0.5974], not [0.8415, 0.8020, 0.7617, "
+                    "0.7214]. Use sinusoidal_encoding(len(ids), d_model)",
+                ),
+                (
+                    _positions(s, d, start=1),
+                    "the positions are counted from 1: the first token is at "
+                    "position 0, so the first row is [0, 1, 0, 1, ...]",
+                ),
+                (
+                    _positions(s, d, exponent=1),
+                    "the speeds use 10000^(i / d_model): the exponent is "
+                    "2i / d_model, with i counting the sine/cosine PAIRS",
+                ),
+            ],
+        )
     passed(name, len(cases))
 
 
@@ -109,31 +136,68 @@ def check_attention_shapes(fn: Callable) -> None:
         case = f"B={b}, Lq={lq}, Lk={lk}, D={d}, H={h}"
         got = call_student(fn, name, b, lq, lk, d, h)
         if not (isinstance(got, (tuple, list)) and len(got) == 3):
-            raise CheckFailed(f"{name} should return three shapes (output, averaged weights, "
-                              f"per-head weights), got {got!r} ({case})")
+            raise CheckFailed(
+                f"{name} should return three shapes (output, averaged weights, "
+                f"per-head weights), got {got!r} ({case})"
+            )
         parts = [  # (which, in letters, known mistakes)
-            ("output", "(B, Lq, D)", [
-                ((b, lq, lk), "that is the shape of the head-averaged weights, one weight per "
-                 "(query, key) pair; the output has one D-wide vector per query: (B, Lq, D)"),
-                ((b, lk, d), "the output has as many rows as there are queries, not keys: "
-                 "each query gets one weighted average of the values, (B, Lq, D)")]),
-            ("averaged weights", "(B, Lq, Lk)", [
-                ((b, h, lq, lk), "that is the per-head shape: averaging over the heads "
-                 "removes the H axis, (B, Lq, Lk)")]),
-            ("per-head weights", "(B, H, Lq, Lk)", [
-                (wrong, "the library and PyTorch put the head axis second, right after the "
-                 "batch: (B, H, Lq, Lk)") for wrong in [(b, lq, h, lk), (h, b, lq, lk)]]),
+            (
+                "output",
+                "(B, Lq, D)",
+                [
+                    (
+                        (b, lq, lk),
+                        "that is the shape of the head-averaged weights, one weight per "
+                        "(query, key) pair; the output has one D-wide vector per query: (B, Lq, D)",
+                    ),
+                    (
+                        (b, lk, d),
+                        "the output has as many rows as there are queries, not keys: "
+                        "each query gets one weighted average of the values, (B, Lq, D)",
+                    ),
+                ],
+            ),
+            (
+                "averaged weights",
+                "(B, Lq, Lk)",
+                [
+                    (
+                        (b, h, lq, lk),
+                        "that is the per-head shape: averaging over the heads "
+                        "removes the H axis, (B, Lq, Lk)",
+                    )
+                ],
+            ),
+            (
+                "per-head weights",
+                "(B, H, Lq, Lk)",
+                [
+                    (
+                        wrong,
+                        "the library and PyTorch put the head axis second, right after the "
+                        "batch: (B, H, Lq, Lk)",
+                    )
+                    for wrong in [(b, lq, h, lk), (h, b, lq, lk)]
+                ],
+            ),
         ]
         for shape, want, (which, letters, known) in zip(got, expected, parts, strict=True):
-            if not (isinstance(shape, (tuple, list))
-                    and all(isinstance(n, int) and not isinstance(n, bool) for n in shape)):
-                raise CheckFailed(f"{name}: the {which} shape should be a tuple of ints, "
-                                  f"such as (2, 3), got {shape!r} ({case})")
+            if not (
+                isinstance(shape, (tuple, list))
+                and all(isinstance(n, int) and not isinstance(n, bool) for n in shape)
+            ):
+                raise CheckFailed(
+                    f"{name}: the {which} shape should be a tuple of ints, "
+                    f"such as (2, 3), got {shape!r} ({case})"
+                )
             if tuple(shape) != want:
-                why = next((why for wrong, why in known if tuple(shape) == wrong),
-                           f"expected {letters} = {fmt(want)}")
-                raise CheckFailed(f"{name}: the {which} shape {fmt(shape)} is wrong: {why} "
-                                  f"({case})")
+                why = next(
+                    (why for wrong, why in known if tuple(shape) == wrong),
+                    f"expected {letters} = {fmt(want)}",
+                )
+                raise CheckFailed(
+                    f"{name}: the {which} shape {fmt(shape)} is wrong: {why} ({case})"
+                )
     passed(name, len(cases))
 
 
@@ -166,33 +230,57 @@ def check_decoder_self_attention_mask(mask_fn: Callable) -> None:
         case = f"B={b}, T={t}, lengths={lengths}"
         got = call_student(mask_fn, name, tgt_in.clone())
         if isinstance(got, Tensor) and got.dtype != torch.bool:
-            raise CheckFailed(f"{name} should return a boolean tensor, got {got.dtype} ({case}); "
-                              "compare with == or combine boolean masks with |")
+            raise CheckFailed(
+                f"{name} should return a boolean tensor, got {got.dtype} ({case}); "
+                "compare with == or combine boolean masks with |"
+            )
         if isinstance(got, Tensor) and tuple(got.shape) == (t, t) and b != t:
-            raise CheckFailed(f"{name} returned (T, T) = {fmt(got.shape)}: one mask for every "
-                              "sentence cannot block each sentence's own padding. Return "
-                              "(B, T, T): causal_mask(T)[None] is (1, T, T), the padding "
-                              "(tgt_in == PAD)[:, None, :] is (B, 1, T), and | broadcasts "
-                              f"them to (B, T, T) ({case})")
+            raise CheckFailed(
+                f"{name} returned (T, T) = {fmt(got.shape)}: one mask for every "
+                "sentence cannot block each sentence's own padding. Return "
+                "(B, T, T): causal_mask(T)[None] is (1, T, T), the padding "
+                "(tgt_in == PAD)[:, None, :] is (B, 1, T), and | broadcasts "
+                f"them to (B, T, T) ({case})"
+            )
         if isinstance(got, Tensor) and tuple(got.shape) == (b, t):
-            raise CheckFailed(f"{name} returned (B, T) = {fmt(got.shape)}, a padding mask alone: "
-                              "the decoder also needs the causal part. Broadcasting builds "
-                              "(B, T, T): causal_mask(T)[None] (1, T, T) | (tgt_in == PAD)"
-                              f"[:, None, :] (B, 1, T) ({case})")
+            raise CheckFailed(
+                f"{name} returned (B, T) = {fmt(got.shape)}, a padding mask alone: "
+                "the decoder also needs the causal part. Broadcasting builds "
+                "(B, T, T): causal_mask(T)[None] (1, T, T) | (tgt_in == PAD)"
+                f"[:, None, :] (B, 1, T) ({case})"
+            )
         mistakes = [
-            (~expected, "the polarity is flipped: in course_lib True means BLOCKED, so True "
-             "must mark the future keys and the padded keys"),
-            (causal.expand(b, t, t), "the padding is ignored: the padded keys at the end of the "
-             "shorter sentences must be blocked too, | (tgt_in == PAD)[:, None, :]"),
-            (pad[:, None, :].expand(b, t, t), "only the padding is blocked: without the causal "
-             "part step t can see the later target words it is trained to predict"),
-            (causal[None] | pad[:, :, None], "the padding is applied to the query axis (rows) "
-             "instead of the key axis (columns): entry [b, t, s] is blocked when KEY s is "
-             "padding, so use (tgt_in == PAD)[:, None, :], not [:, :, None]"),
-            (causal[None] & pad[:, None, :], "the masks are combined with AND (&): a key is "
-             "blocked when it is in the future OR padding, so combine them with |"),
-            (torch.eye(t, dtype=torch.bool)[None] | expected, "the diagonal is blocked too: step t "
-             "may attend to itself, only the steps after it are blocked (triu with diagonal=1)"),
+            (
+                ~expected,
+                "the polarity is flipped: in course_lib True means BLOCKED, so True "
+                "must mark the future keys and the padded keys",
+            ),
+            (
+                causal.expand(b, t, t),
+                "the padding is ignored: the padded keys at the end of the "
+                "shorter sentences must be blocked too, | (tgt_in == PAD)[:, None, :]",
+            ),
+            (
+                pad[:, None, :].expand(b, t, t),
+                "only the padding is blocked: without the causal "
+                "part step t can see the later target words it is trained to predict",
+            ),
+            (
+                causal[None] | pad[:, :, None],
+                "the padding is applied to the query axis (rows) "
+                "instead of the key axis (columns): entry [b, t, s] is blocked when KEY s is "
+                "padding, so use (tgt_in == PAD)[:, None, :], not [:, :, None]",
+            ),
+            (
+                causal[None] & pad[:, None, :],
+                "the masks are combined with AND (&): a key is "
+                "blocked when it is in the future OR padding, so combine them with |",
+            ),
+            (
+                torch.eye(t, dtype=torch.bool)[None] | expected,
+                "the diagonal is blocked too: step t "
+                "may attend to itself, only the steps after it are blocked (triu with diagonal=1)",
+            ),
         ]
         if isinstance(got, Tensor) and got.shape == expected.shape:
             got = got.detach().cpu()
@@ -205,7 +293,8 @@ def check_decoder_self_attention_mask(mask_fn: Callable) -> None:
                     f"{name}[{i}, {j}, {k}] is {bool(got[i, j, k])}, expected "
                     f"{bool(expected[i, j, k])} ({case}): key {k} is "
                     f"{'padding' if pad[i, k] else 'a real token'} and comes "
-                    f"{'after' if k > j else 'at or before'} query {j}")
+                    f"{'after' if k > j else 'at or before'} query {j}"
+                )
         compare(got, expected, name, case)  # the type and shape messages
     passed(name, len(cases))
 
@@ -233,8 +322,9 @@ def check_cached_attention_step(step_fn: Callable) -> None:
     g = torch.Generator().manual_seed(51)
     cases = [(2, 3, 4), (1, 0, 3), (3, 1, 5), (1, 6, 2), (2, 2, 1)]  # (B, t, D)
     for b, t, d in cases:
-        q_all, k_all, v_all = (torch.randn(b, t + 1, d, generator=g, dtype=torch.float64)
-                               for _ in range(3))
+        q_all, k_all, v_all = (
+            torch.randn(b, t + 1, d, generator=g, dtype=torch.float64) for _ in range(3)
+        )
         q, k, v = q_all[:, -1:], k_all[:, -1:], v_all[:, -1:]  # (B, 1, D): the newest step
         cache_k, cache_v = k_all[:, :-1], v_all[:, :-1]  # (B, t, D): the earlier steps
         full, _ = scaled_dot_product_attention(q_all, k_all, v_all, attn_mask=causal_mask(t + 1))
@@ -248,40 +338,71 @@ def check_cached_attention_step(step_fn: Callable) -> None:
         except CheckFailed as err:
             if t > 0 or "not implemented" in str(err):
                 raise
-            raise CheckFailed(f"{err} ({case}). On the first step the cache is empty (t=0): "
-                              "append the new key and value first, then attend over all "
-                              "t + 1 = 1 keys, so the context is the new value itself") from err
+            raise CheckFailed(
+                f"{err} ({case}). On the first step the cache is empty (t=0): "
+                "append the new key and value first, then attend over all "
+                "t + 1 = 1 keys, so the context is the new value itself"
+            ) from err
         if not (isinstance(got, (tuple, list)) and len(got) == 3):
-            raise CheckFailed(f"{name} should return a triple (context, new_cache_k, "
-                              f"new_cache_v), got {type(got).__name__} ({case})")
+            raise CheckFailed(
+                f"{name} should return a triple (context, new_cache_k, "
+                f"new_cache_v), got {type(got).__name__} ({case})"
+            )
         context, new_k, new_v = got
-        compare(context, expected, f"{name} (context)", case, [
-            (_attend(q, k_all, v_all, 1.0), "the scores are not scaled: divide q K^T by "
-             f"sqrt(D) = {math.sqrt(d):.3g}"),
-            (_attend(q, cache_k, cache_v, scale), "the new key and value are left out: the step "
-             "attends only to the old cache. Append them first (the newest step may attend to "
-             "itself), then attend over all t + 1 keys"),
-            (v_all.sum(1, keepdim=True), "every weight is 1, so the softmax ran over the wrong "
-             "axis: take it over the keys (dim=-1 of the (B, 1, t + 1) scores)"),
-        ])
+        compare(
+            context,
+            expected,
+            f"{name} (context)",
+            case,
+            [
+                (
+                    _attend(q, k_all, v_all, 1.0),
+                    f"the scores are not scaled: divide q K^T by sqrt(D) = {math.sqrt(d):.3g}",
+                ),
+                (
+                    _attend(q, cache_k, cache_v, scale),
+                    "the new key and value are left out: the step "
+                    "attends only to the old cache. Append them first (the newest step may attend to "
+                    "itself), then attend over all t + 1 keys",
+                ),
+                (
+                    v_all.sum(1, keepdim=True),
+                    "every weight is 1, so the softmax ran over the wrong "
+                    "axis: take it over the keys (dim=-1 of the (B, 1, t + 1) scores)",
+                ),
+            ],
+        )
         for got_cache, old, new, full_cache, which in [
-            (new_k, cache_k, k, k_all, "new_cache_k"), (new_v, cache_v, v, v_all, "new_cache_v")
+            (new_k, cache_k, k, k_all, "new_cache_k"),
+            (new_v, cache_v, v, v_all, "new_cache_v"),
         ]:
             if isinstance(got_cache, Tensor) and got_cache.shape == old.shape:
-                raise CheckFailed(f"{name} returned {which} of shape {fmt(old.shape)}, the cache "
-                                  "unchanged: append the new step, torch.cat([cache, new], "
-                                  f"dim=1), so the next step can use it ({case})")
-            compare(got_cache, full_cache, f"{name} ({which})", case, [
-                (torch.cat([new, old], 1), "the new step is put at the START of the cache: "
-                 "this step's context is the same (attention does not care about the order of "
-                 "the keys), but the cache must keep the steps in time order, newest at the "
-                 "END -- torch.cat([cache, new], dim=1)"),
-            ])
+                raise CheckFailed(
+                    f"{name} returned {which} of shape {fmt(old.shape)}, the cache "
+                    "unchanged: append the new step, torch.cat([cache, new], "
+                    f"dim=1), so the next step can use it ({case})"
+                )
+            compare(
+                got_cache,
+                full_cache,
+                f"{name} ({which})",
+                case,
+                [
+                    (
+                        torch.cat([new, old], 1),
+                        "the new step is put at the START of the cache: "
+                        "this step's context is the same (attention does not care about the order of "
+                        "the keys), but the cache must keep the steps in time order, newest at the "
+                        "END -- torch.cat([cache, new], dim=1)",
+                    ),
+                ],
+            )
     passed(name, len(cases))
 
 
-def _smoothed(logits: Tensor, target: Tensor, eps: float, spread: int,
-              logs: bool = True, reduce: str = "mean") -> Tensor:
+def _smoothed(
+    logits: Tensor, target: Tensor, eps: float, spread: int, logs: bool = True, reduce: str = "mean"
+) -> Tensor:
     """``-sum_c q_c log p_c`` with ``1 - eps`` on the true class and ``eps`` spread over
     ``spread`` classes (V: all, the true one included; V - 1: the others only)."""
     v = logits.shape[-1]
@@ -320,23 +441,48 @@ def check_label_smoothed_loss(loss_fn: Callable) -> None:
         if isinstance(got, (float, int)) and not isinstance(got, bool):
             got = torch.tensor(float(got), dtype=torch.float64)
         if isinstance(got, Tensor) and tuple(got.shape) == (n,) and n > 1:
-            raise CheckFailed(f"{name} returned shape ({n},), one loss per prediction: average "
-                              f"over the N predictions with .mean() to get one number ({case})")
+            raise CheckFailed(
+                f"{name} returned shape ({n},), one loss per prediction: average "
+                f"over the N predictions with .mean() to get one number ({case})"
+            )
         if not isinstance(got, Tensor):
-            raise CheckFailed(f"{name} should return a 0-dim tensor (or a float), got "
-                              f"{type(got).__name__} ({case})")
-        compare(got, expected, name, case, [
-            (_smoothed(logits, target, eps, v - 1), "epsilon is spread over the V - 1 other "
-             "classes only. That convention is also used in the literature, but the course "
-             "(and PyTorch's label_smoothing) spreads it over ALL V classes, the true one "
-             "included: (1 - epsilon) * one_hot + epsilon / V"),
-            (F.cross_entropy(logits, target), "the smoothing is ignored: this is the plain "
-             "cross-entropy; mix the one-hot target with the uniform distribution"),
-            (_smoothed(logits, target, eps, v, logs=False), "the probabilities are used instead "
-             "of the log-probabilities: the cross-entropy is -sum q * log_softmax(logits)"),
-            (_smoothed(logits, target, eps, v, reduce="sum"), "this is the SUM over the N "
-             "predictions: take the mean, so the loss does not grow with the batch size"),
-            (-expected, "the sign is flipped: the cross-entropy is MINUS sum q * log p, a "
-             "positive number"),
-        ])
+            raise CheckFailed(
+                f"{name} should return a 0-dim tensor (or a float), got "
+                f"{type(got).__name__} ({case})"
+            )
+        compare(
+            got,
+            expected,
+            name,
+            case,
+            [
+                (
+                    _smoothed(logits, target, eps, v - 1),
+                    "epsilon is spread over the V - 1 other "
+                    "classes only. That convention is also used in the literature, but the course "
+                    "(and PyTorch's label_smoothing) spreads it over ALL V classes, the true one "
+                    "included: (1 - epsilon) * one_hot + epsilon / V",
+                ),
+                (
+                    F.cross_entropy(logits, target),
+                    "the smoothing is ignored: this is the plain "
+                    "cross-entropy; mix the one-hot target with the uniform distribution",
+                ),
+                (
+                    _smoothed(logits, target, eps, v, logs=False),
+                    "the probabilities are used instead "
+                    "of the log-probabilities: the cross-entropy is -sum q * log_softmax(logits)",
+                ),
+                (
+                    _smoothed(logits, target, eps, v, reduce="sum"),
+                    "this is the SUM over the N "
+                    "predictions: take the mean, so the loss does not grow with the batch size",
+                ),
+                (
+                    -expected,
+                    "the sign is flipped: the cross-entropy is MINUS sum q * log p, a "
+                    "positive number",
+                ),
+            ],
+        )
     passed(name, len(cases))

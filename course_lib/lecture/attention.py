@@ -117,9 +117,7 @@ class LectureEncoderDecoderAttn(nn.Module):
         ``self.alphas`` becomes ``(B, T, S)``.
     """
 
-    def __init__(
-        self, encoder, decoder, input_len, target_len, teacher_forcing_prob=0.5
-    ):
+    def __init__(self, encoder, decoder, input_len, target_len, teacher_forcing_prob=0.5):
         super().__init__()
         self.encoder, self.decoder = encoder, decoder
         self.input_len, self.target_len = input_len, target_len

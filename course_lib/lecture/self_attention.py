@@ -45,8 +45,7 @@ class LectureMultiHeadAttention(nn.Module):
         super().__init__()
         self.linear_out = nn.Linear(n_heads * d_model, d_model)
         self.attn_heads = nn.ModuleList(
-            LectureAttention(d_model, input_dim, proj_values)
-            for _ in range(n_heads)
+            LectureAttention(d_model, input_dim, proj_values) for _ in range(n_heads)
         )
 
     def init_keys(self, key):
@@ -80,9 +79,7 @@ class LectureEncoderSelfAttn(nn.Module):
 
     def __init__(self, n_heads, d_model, ff_units, n_features=None):
         super().__init__()
-        self.self_attn_heads = LectureMultiHeadAttention(
-            n_heads, d_model, input_dim=n_features
-        )
+        self.self_attn_heads = LectureMultiHeadAttention(n_heads, d_model, input_dim=n_features)
         self.ffn = nn.Sequential(
             nn.Linear(d_model, ff_units),
             nn.ReLU(),

@@ -93,9 +93,7 @@ class LectureEncoderDecoder(nn.Module):
         ``X``: ``(B, S + T, F)`` in training, ``(B, S, F)`` in evaluation -> ``(B, T, F)``.
     """
 
-    def __init__(
-        self, encoder, decoder, input_len, target_len, teacher_forcing_prob=0.5
-    ):
+    def __init__(self, encoder, decoder, input_len, target_len, teacher_forcing_prob=0.5):
         super().__init__()
         self.encoder = encoder
         self.decoder = decoder

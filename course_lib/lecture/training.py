@@ -24,7 +24,10 @@ __all__ = ["lecture_loaders", "lecture_train"]
 
 
 def lecture_loaders(
-    points: np.ndarray, val_points: np.ndarray, *, source_len: int = 2,
+    points: np.ndarray,
+    val_points: np.ndarray,
+    *,
+    source_len: int = 2,
     batch_size: int = 16,
 ) -> tuple[DataLoader, DataLoader]:
     """The lecture's loaders: whole sequences to train on, sources to validate.
@@ -56,7 +59,9 @@ def lecture_loaders(
             )
     train_loader = DataLoader(
         TensorDataset(full_train, full_train[:, source_len:]),
-        batch_size=batch_size, shuffle=True, generator=torch.Generator(),
+        batch_size=batch_size,
+        shuffle=True,
+        generator=torch.Generator(),
     )
     val_loader = DataLoader(
         TensorDataset(full_val[:, :source_len], full_val[:, source_len:]),
@@ -80,10 +85,7 @@ def lecture_train(model, optimizer, train_loader, val_loader, epochs, seed=42):
         ``(losses, val_losses)``: the mean training and validation loss of every epoch.
     """
     if train_loader.generator is None:
-        raise ValueError(
-            "train_loader has no generator to seed: "
-            "build it with lecture_loaders()"
-        )
+        raise ValueError("train_loader has no generator to seed: build it with lecture_loaders()")
     # the lecture's StepByStep.train: seed, then train and validate
     torch.manual_seed(seed)
     train_loader.generator.manual_seed(seed)
@@ -100,8 +102,6 @@ def lecture_train(model, optimizer, train_loader, val_loader, epochs, seed=42):
         losses.append(np.mean(batch_losses))
         with torch.no_grad():
             model.eval()
-            batch_losses = [
-                F.mse_loss(model(x), y).item() for x, y in val_loader
-            ]
+            batch_losses = [F.mse_loss(model(x), y).item() for x, y in val_loader]
         val_losses.append(np.mean(batch_losses))
     return losses, val_losses
