@@ -62,6 +62,25 @@ def check_seed(seed: object, name: str = "seed") -> int:
     return int(seed)
 
 
+def _check_int(value: object, name: str, least: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return int(value)
+
+
+def check_positive_int(value: object, name: str) -> int:
+    """``value`` as a Python int ``>= 1`` (a size, a count), or a ValueError naming it.
+
+    ``True``, ``2.0`` and ``"2"`` are refused, NumPy integers accepted.
+    """
+    return _check_int(value, name, 1, "a positive integer")
+
+
+def check_non_negative_int(value: object, name: str) -> int:
+    """``value`` as a Python int ``>= 0`` (a position, an offset), or a ValueError naming it."""
+    return _check_int(value, name, 0, "a non-negative integer")
+
+
 def check_floating(**tensors: Tensor) -> None:
     """Attention needs floating-point inputs: token ids must be embedded first."""
     for name, t in tensors.items():
@@ -77,3 +96,105 @@ def check_floating(**tensors: Tensor) -> None:
 def check_dropout(p: float, name: str = "dropout") -> None:
     if not 0.0 <= p < 1.0:
         raise ValueError(f"{name} is a probability in [0, 1), got {p}")
+
+
+def check_width(
+    x: Tensor, width: int, name: str, *, label: str = "", leading: str = "B", hint: str = ""
+) -> None:
+    """``x`` must be ``(B, length, width)``; with ``leading="..."``, ``(..., length, width)``.
+
+    Args:
+        x: the tensor to check.
+        width: the features per step the module was built for.
+        name: the argument's name, for the message.
+        label: the width's name in the message (``"d_model"`` gives ``d_model=8``).
+        leading: ``"B"`` (exactly one batch dimension) or ``"..."`` (any number).
+        hint: what to do about it, appended to the message.
+    """
+    ndim_ok = x.ndim == 3 if leading == "B" else x.ndim >= 2
+    if not ndim_ok or x.shape[-1] != width:
+        form = f"({leading}, length, {f'{label}={width}' if label else width})"
+        form = "batch-first " + form if leading == "B" else form
+        raise ValueError(f"{name} must be {form}, got {shape_str(x)}{hint}")
+
+
+def check_mask(
+    mask: Tensor, scores_shape: torch.Size | tuple[int, ...], name: str = "mask"
+) -> None:
+    """Raise a clear error unless ``mask`` is boolean or float and broadcasts to the scores.
+
+    Args:
+        mask: the mask to check (True = blocked, or float, added to the scores).
+        scores_shape: shape of the attention scores ``(..., T, S)``.
+        name: the argument's name, for the message.
+    """
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"{name} must be a tensor, got {type(mask).__name__}")
+    if mask.dtype != torch.bool and not torch.is_floating_point(mask):
+        raise TypeError(
+            f"{name} must be boolean (True = blocked) or float (added to the scores), "
+            f"got {mask.dtype}; for 0/1 masks use mask.bool()"
+        )
+    try:
+        shape = torch.broadcast_shapes(mask.shape, tuple(scores_shape))
+    except RuntimeError:
+        shape = None
+    if shape != tuple(scores_shape):
+        raise ValueError(
+            f"{name} of shape {shape_str(mask)} does not fit the attention scores of shape "
+            f"(..., T, S) = {tuple(scores_shape)}: it must broadcast to them, e.g. (T, S), "
+            f"(B, T, S) or (B, 1, S)"
+        )
+
+
+def check_attention_inputs(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    *,
+    query_dim: int | None = None,
+    key_dim: int | None = None,
+    value_dim: int | None = None,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+) -> None:
+    """Queries ``(..., T, Eq)``, keys ``(..., S, Ek)`` and values ``(..., S, Ev)`` that
+    attention can combine: floating point, batch dimensions ``...`` that broadcast, one
+    value per key.
+
+    A module that projects its inputs passes the widths it was built for (``query_dim``,
+    ``key_dim``, ``value_dim``); without them -- dot products of the inputs themselves --
+    queries and keys must have the same width ``E``. ``attn_mask`` must fit the scores
+    ``(..., T, S)``.
+    """
+    check_floating(query=query, key=key, value=value)
+    check_dropout(dropout_p, "dropout_p")
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        if t.ndim < 2:
+            raise ValueError(f"{name} must be (..., length, features), got {shape_str(t)}")
+    try:
+        batch = torch.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
+    except RuntimeError as err:
+        raise ValueError(
+            f"query, key and value must share their batch dimensions (...): query "
+            f"{shape_str(query)}, key {shape_str(key)}, value {shape_str(value)}"
+        ) from err
+    if query_dim is None and key_dim is None and query.shape[-1] != key.shape[-1]:
+        raise ValueError(
+            f"query and key must have the same width E to take dot products: query "
+            f"{shape_str(query)}, key {shape_str(key)}; project them first, or use AdditiveAttention"
+        )
+    for t, width, name in (
+        (query, query_dim, "query"),
+        (key, key_dim, "key"),
+        (value, value_dim, "value"),
+    ):
+        if width is not None:
+            check_width(t, width, name, leading="...")
+    if key.shape[-2] != value.shape[-2]:
+        raise ValueError(
+            f"key and value must have the same length S (one value per key): key "
+            f"{shape_str(key)}, value {shape_str(value)}"
+        )
+    if attn_mask is not None:
+        check_mask(attn_mask, (*batch, query.shape[-2], key.shape[-2]), "attn_mask")

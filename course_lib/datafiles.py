@@ -10,6 +10,10 @@ Lookup order for a file such as ``eng-fra.txt.gz``:
 A file that is missing there is downloaded from its original source, and every file --
 local or downloaded -- is checked against the SHA-256 of its uncompressed text before it is
 used. A damaged copy raises :class:`DataFileError` saying which file and what to do.
+
+:func:`load_text` is the one call most code needs: the verified text, with the file read,
+decompressed and checksummed once. :func:`fetch` gives the path instead (verified once per
+process: a copy already checked and not modified since is not read again).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DataFile", "DataFileError", "ENG_FRA", "data_dir", "fetch", "read_text"]
+__all__ = ["DataFile", "DataFileError", "ENG_FRA", "data_dir", "fetch", "read_text", "load_text"]
 
 
 class DataFileError(RuntimeError):
@@ -41,14 +45,12 @@ class DataFile:
         sha256: SHA-256 of the *uncompressed* UTF-8 text.
         url: where the original is published (a zip archive).
         member: path of the text file inside that archive.
-        licence: the credit line the data requires.
     """
 
     filename: str
     sha256: str
     url: str
     member: str
-    licence: str = ""
 
 
 #: Tatoeba English-French pairs, as packaged for PyTorch's seq2seq tutorial.
@@ -57,8 +59,7 @@ ENG_FRA = DataFile(
     sha256="6b0f3decdb78600485b58efb541f5a2ab69ba888742ac04180e013084e40de7c",
     url="https://download.pytorch.org/tutorial/data.zip",
     member="data/eng-fra.txt",
-    licence="Tatoeba Project (tatoeba.org) via www.manythings.org/anki, CC-BY 2.0 FR",
-)
+)  # Tatoeba Project (tatoeba.org) via www.manythings.org/anki, CC-BY 2.0 FR: see README
 
 
 def data_dir() -> Path:
@@ -88,6 +89,15 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+# Copies verified in this process: path -> (checksum, size, modification time) when checked.
+_verified: dict[Path, tuple[str, int, int]] = {}
+
+
+def _stamp(path: Path, spec: DataFile) -> tuple[str, int, int]:
+    stat = path.stat()
+    return spec.sha256, stat.st_size, stat.st_mtime_ns
+
+
 def read_text(path: str | os.PathLike, spec: DataFile) -> str:
     """Read a local gzip copy of ``spec`` and verify its checksum; return the text."""
     path = Path(path)
@@ -104,9 +114,11 @@ def read_text(path: str | os.PathLike, spec: DataFile) -> str:
             f"{digest[:12]}..., expected {spec.sha256[:12]}.... {remedy}"
         )
     try:
-        return raw.decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as err:  # unreachable when the checksum matched
         raise DataFileError(f"{path} is not UTF-8 text. {remedy}") from err
+    _verified[path.resolve()] = _stamp(path, spec)
+    return text
 
 
 def _download(spec: DataFile, opener: Callable) -> bytes:
@@ -149,7 +161,8 @@ def fetch(
     folder = data_dir()
     path = folder / spec.filename
     if path.exists():
-        read_text(path, spec)  # raises DataFileError when damaged
+        if _verified.get(path.resolve()) != _stamp(path, spec):
+            read_text(path, spec)  # raises DataFileError when damaged
         return path
     if not download:
         raise DataFileError(
@@ -167,4 +180,21 @@ def fetch(
         raise DataFileError(
             f"could not write {path} ({err}). Set COURSE_DATA_DIR to a writable folder."
         ) from err
+    _verified[path.resolve()] = _stamp(path, spec)  # _download checked its checksum
     return path
+
+
+def load_text(
+    spec: DataFile = ENG_FRA, *, download: bool = True, opener: Callable | None = None
+) -> str:
+    """The verified text of ``spec``: downloaded first if needed (see :func:`fetch`), then
+    read, decompressed and checksummed once.
+
+    Raises:
+        DataFileError: the file is missing and may not be downloaded, the download failed,
+            or the copy is damaged -- the message says which and what to do.
+    """
+    path = data_dir() / spec.filename
+    if not path.exists():
+        path = fetch(spec, download=download, opener=opener)
+    return read_text(path, spec)

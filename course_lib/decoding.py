@@ -1,6 +1,6 @@
 """Turning a trained translation model into sentences: greedy decoding and beam search.
 
-Batch first. Letters: ``B`` sentences, ``S`` source tokens, ``K`` beams, ``L`` generated
+Batch first. Letters: ``B`` sentences, ``S`` source tokens, ``K`` beams, ``T`` generated
 tokens, ``V`` vocabulary.
 
 Any model with the :class:`Translator` protocol can be decoded: the Transformer of
@@ -17,30 +17,34 @@ Any model with the :class:`Translator` protocol can be decoded: the Transformer 
   encoder included -- the same tokens, more and more work.
 * :func:`beam_search` keeps the ``K`` best prefixes per sentence and returns the finished one
   with the best length-normalised log-probability.
+* :func:`translate` turns sentences into sentences: encode with the source vocabulary, pad,
+  decode a batch at a time, and back to words with the target vocabulary.
 
-Both run under ``torch.no_grad()`` in eval mode and restore the mode they found. Outputs are
-``(B, L)`` token ids without ``<sos>``; each row ends with ``<eos>`` (unless ``max_len`` was
-reached first) followed by ``<pad>``.
+Both decoders run under ``torch.no_grad()`` in eval mode and restore the mode they found. Outputs are
+``(B, T)`` token ids without ``<sos>``; each row ends with ``<eos>`` (unless
+``max_new_tokens`` were generated first) followed by ``<pad>``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import torch
 from torch import Tensor
 
-from course_lib.vocab import EOS, PAD, SOS
+from course_lib._validate import check_positive_int
+from course_lib.vocab import EOS, PAD, SOS, Vocab, pad
 
-__all__ = ["Translator", "greedy_decode", "beam_search"]
+__all__ = ["Translator", "greedy_decode", "beam_search", "translate"]
 
 
 class Translator(Protocol):
     """What the decoding functions need from a model (an ``nn.Module``).
 
-    * ``config.max_len`` -- the most target positions the model handles;
+    * ``max_len`` -- the most target positions the model handles;
     * ``model(src (B, S), tgt_in (B, T))`` -> logits ``(B, T, V)`` (teacher forcing);
     * ``encode(src)`` -> ``(memory, src_key_padding_mask (B, S), weights or None)``;
     * ``init_cache(memory, src_key_padding_mask=...)`` -> a cache with ``select(rows)``
@@ -51,7 +55,7 @@ class Translator(Protocol):
     Padding masks: True = padding = blocked.
     """
 
-    config: Any
+    max_len: int
     training: bool
 
     def __call__(self, src: Tensor, tgt_in: Tensor) -> Tensor: ...
@@ -80,15 +84,14 @@ def _inference(model: Translator):
         model.train(was_training)
 
 
-def _check(model: Translator, src: Tensor, max_len: int) -> None:
+def _check(model: Translator, src: Tensor, max_new_tokens: int) -> None:
     if not isinstance(src, Tensor) or src.ndim != 2 or src.dtype != torch.long:
         raise TypeError("src must be a (B, S) long tensor of token ids")
-    if not isinstance(max_len, int) or max_len < 1:
-        raise ValueError(f"max_len must be a positive integer, got {max_len!r}")
-    if max_len + 1 > model.config.max_len:
+    check_positive_int(max_new_tokens, "max_new_tokens")
+    if max_new_tokens + 1 > model.max_len:
         raise ValueError(
-            f"max_len={max_len} needs {max_len + 1} target positions, but the model encodes at "
-            f"most {model.config.max_len}: lower max_len"
+            f"max_new_tokens={max_new_tokens} needs {max_new_tokens + 1} target positions "
+            f"(with <sos>), but the model encodes at most {model.max_len}: lower max_new_tokens"
         )
 
 
@@ -96,19 +99,19 @@ RECOMPUTE = ("nothing", "decoder", "everything")
 
 
 def greedy_decode(
-    model: Translator, src: Tensor, *, max_len: int = 20, recompute: str = "nothing"
+    model: Translator, src: Tensor, *, max_new_tokens: int = 20, recompute: str = "nothing"
 ) -> Tensor:
     """The most likely next token at every step, for each sentence of ``src`` ``(B, S)``.
 
     Args:
         model: any :class:`Translator` (Transformer or recurrent).
-        max_len: the most tokens generated per sentence, ``<eos>`` included.
+        max_new_tokens: the most tokens generated per sentence, ``<eos>`` included.
         recompute: what each step computes again. ``"nothing"`` (default): the newest
             token only, with the cache. ``"decoder"``: the decoder over the whole prefix from
             an empty cache, the encoder's memory reused. ``"everything"``: ``model(src,
             prefix)``, the encoder included. All three give the same tokens.
     """
-    _check(model, src, max_len)
+    _check(model, src, max_new_tokens)
     if recompute not in RECOMPUTE:
         raise ValueError(f"recompute must be one of {RECOMPUTE}, got {recompute!r}")
     B = src.shape[0]
@@ -118,7 +121,7 @@ def greedy_decode(
         if recompute != "everything":
             memory, src_kpm, _ = model.encode(src)
             cache = model.init_cache(memory, src_key_padding_mask=src_kpm)
-        for _ in range(max_len):
+        for _ in range(max_new_tokens):
             if recompute == "nothing":
                 logits, cache, _ = model.step(ys[:, -1:], cache, src_kpm)  # (B, 1, V)
             elif recompute == "decoder":  # (B, t, V): the prefix from an empty cache
@@ -140,7 +143,7 @@ def beam_search(
     src: Tensor,
     *,
     beam_size: int = 4,
-    max_len: int = 20,
+    max_new_tokens: int = 20,
     length_penalty: float = 1.0,
 ) -> Tensor:
     """The best of ``beam_size`` hypotheses per sentence, by ``log p / length ** alpha``.
@@ -148,12 +151,12 @@ def beam_search(
     Args:
         model: any :class:`Translator` (Transformer or recurrent).
         beam_size: ``K``, hypotheses kept per sentence (1 gives greedy decoding).
+        max_new_tokens: the most tokens generated per sentence, ``<eos>`` included.
         length_penalty: ``alpha``; 0 compares raw log-probabilities (favouring short
             outputs), 1 compares the mean log-probability per token.
     """
-    _check(model, src, max_len)
-    if not isinstance(beam_size, int) or beam_size < 1:
-        raise ValueError(f"beam_size must be a positive integer, got {beam_size!r}")
+    _check(model, src, max_new_tokens)
+    check_positive_int(beam_size, "beam_size")
     B, K = src.shape[0], beam_size
     device = src.device
     with _inference(model):
@@ -166,7 +169,7 @@ def beam_search(
         scores[:, 0] = 0.0  # one live hypothesis per sentence at the start
         finished = torch.zeros(B, K, dtype=torch.bool, device=device)
         lengths = torch.zeros(B, K, device=device)
-        for _ in range(max_len):
+        for _ in range(max_new_tokens):
             logits, cache, _ = model.step(ys[:, -1:], cache, src_kpm)
             logp = torch.log_softmax(logits[:, -1].float(), dim=-1)  # (B * K, V)
             V = logp.shape[-1]
@@ -188,3 +191,36 @@ def beam_search(
         choice = normalised.argmax(dim=-1)  # (B,)
         best_rows = torch.arange(B, device=device) * K + choice
     return ys[best_rows, 1:]
+
+
+def translate(
+    model: Translator,
+    sentences: Sequence[str],
+    src_vocab: Vocab,
+    tgt_vocab: Vocab,
+    *,
+    decode: Callable[[Translator, Tensor], Tensor] = greedy_decode,
+    batch_size: int = 256,
+) -> list[str]:
+    """Translate normalised sentences into sentences, ``batch_size`` at a time.
+
+    Args:
+        model: any :class:`Translator`; the batches go to the device of its parameters.
+        sentences: source sentences, normalised as the vocabulary's were
+            (:func:`course_lib.tatoeba.normalize`).
+        src_vocab, tgt_vocab: the vocabularies the model was trained with.
+        decode: ``decode(model, src (B, S)) -> (B, T)`` token ids, e.g. :func:`greedy_decode`
+            or ``functools.partial(beam_search, beam_size=4)``.
+        batch_size: sentences decoded together (padding costs little: the
+            padding mask hides it).
+
+    Returns:
+        one output sentence per input, stopped at ``<eos>``, without special tokens.
+    """
+    check_positive_int(batch_size, "batch_size")
+    device = next(model.parameters()).device
+    out = []
+    for k in range(0, len(sentences), batch_size):
+        src = pad([src_vocab.encode(s) for s in sentences[k : k + batch_size]])  # (B, S)
+        out += [tgt_vocab.decode(row.tolist()) for row in decode(model, src.to(device))]
+    return out

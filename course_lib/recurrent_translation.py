@@ -144,6 +144,7 @@ class RecurrentTranslator(nn.Module):
         if not isinstance(config, RecurrentConfig):
             raise TypeError(f"config must be a RecurrentConfig, got {type(config).__name__}")
         c = self.config = config
+        self.max_len = c.max_len  # target positions decoding may use (the protocol)
         self.src_embed = nn.Embedding(c.src_vocab, c.embed_dim, padding_idx=PAD)
         self.tgt_embed = nn.Embedding(c.tgt_vocab, c.embed_dim, padding_idx=PAD)
         self.dropout = nn.Dropout(c.dropout)

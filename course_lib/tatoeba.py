@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from course_lib.datafiles import ENG_FRA, DataFileError, fetch, read_text
+from course_lib.datafiles import ENG_FRA, DataFileError, load_text, read_text
 
 __all__ = [
     "ENGLISH_PREFIXES",
@@ -123,15 +123,18 @@ def load_pairs(path: str | Path | None = None, *, reverse: bool = True) -> list[
     """The course's sentence pairs: read, normalised, filtered; ``(source, target)``.
 
     Args:
-        path: a gzip copy of ``eng-fra.txt``; by default :func:`course_lib.datafiles.fetch`
-            finds (or downloads) it. Either way its checksum is verified.
+        path: a gzip copy of ``eng-fra.txt``; by default
+            :func:`course_lib.datafiles.load_text` finds (or downloads) it. Either way its
+            checksum is verified.
         reverse: ``True`` (default) gives French -> English, ``(french, english)``.
 
     Returns:
         11,445 pairs for the course's file, in file order.
     """
-    path = fetch(ENG_FRA) if path is None else Path(path)
-    raw = parse_pairs(read_text(path, ENG_FRA), source=str(path))
+    if path is None:
+        raw = parse_pairs(load_text(ENG_FRA), source=ENG_FRA.filename)
+    else:
+        raw = parse_pairs(read_text(Path(path), ENG_FRA), source=str(path))
     kept = tutorial_filter([(normalize(eng), normalize(fra)) for eng, fra in raw])
     return [(fra, eng) for eng, fra in kept] if reverse else kept
 

@@ -1,8 +1,12 @@
-"""A small training loop: fit, evaluate, predict, checkpoint.
+"""The book's one training loop: fit, evaluate, predict, checkpoint.
 
 The ``Trainer`` is deliberately plain -- one loop you can read in a minute -- with the
 things a course needs: a tqdm progress bar, the loss history, a device chosen once,
 reproducible shuffling, and a ``predict`` that cannot leave the model in the wrong mode.
+Every chapter trains with it, the squares' regressions and Chapter 5's translation recipe
+alike (a learning-rate schedule stepped per optimiser step, gradient clipping, a loss per
+token, bfloat16 on a GPU, and an end-of-epoch hook for validation and snapshots), and so do
+the benchmarks.
 
 Batches: every batch a loader yields is a tuple ``(*inputs, target)``. The model is called
 as ``model(*inputs)`` and the loss as ``loss_fn(output, target)``. A sequence-to-sequence
@@ -14,20 +18,18 @@ from __future__ import annotations
 
 import functools
 import os
-import random
 import sys
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-import numpy as np
 import torch
 from torch import Tensor, nn
-from torch.utils.data import DataLoader
 from tqdm.std import tqdm
 
 from course_lib._validate import check_seed, shape_str
 
-__all__ = ["default_device", "seed_everything", "Trainer"]
+__all__ = ["default_device", "clock", "Trainer"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -42,12 +44,14 @@ def default_device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def seed_everything(seed: int) -> None:
-    """Seed Python's, NumPy's and PyTorch's global generators (CPU and all GPUs)."""
-    seed = check_seed(seed)
-    random.seed(seed)
-    np.random.seed(seed)  # noqa: NPY002 -- seeding the legacy global generator is the point
-    torch.manual_seed(seed)
+def clock(device: torch.device | str) -> float:
+    """A clock for training time: CPU seconds of this process on the CPU (what one thread
+    spends, whatever else the machine runs), wall seconds on a GPU (after waiting for the
+    queued kernels). Differences of two readings are durations."""
+    if torch.device(device).type == "cuda":
+        torch.cuda.synchronize()
+        return time.perf_counter()
+    return time.process_time()
 
 
 def _to(obj, device: torch.device):
@@ -85,6 +89,10 @@ class Trainer:
         losses: mean training loss of every epoch (per sample, or per token).
         val_losses: mean validation loss of every epoch, when a validation loader is given.
         learning_rates: the learning rate of every optimiser step, when a scheduler is given.
+        seconds: training time (see :func:`clock`) up to the end of every epoch, cumulative;
+            validation and the end-of-epoch hook are not counted.
+        stop_training: set it to ``True`` in an ``on_epoch_end`` hook to end :meth:`fit`
+            after this epoch (a time budget, early stopping).
     """
 
     def __init__(
@@ -114,6 +122,8 @@ class Trainer:
         self.losses: list[float] = []
         self.val_losses: list[float] = []
         self.learning_rates: list[float] = []
+        self.seconds: list[float] = []
+        self.stop_training = False
 
     @property
     def epochs(self) -> int:
@@ -205,25 +215,32 @@ class Trainer:
 
     def fit(
         self,
-        train_loader: DataLoader,
-        val_loader: DataLoader | None = None,
+        train_loader: Iterable,
+        val_loader: Iterable | None = None,
         epochs: int = 1,
         seed: int | None = None,
         progress: bool = True,
         desc: str = "Training",
+        on_epoch_end: Callable[[Trainer], dict[str, str] | None] | None = None,
     ) -> Trainer:
         """Train for ``epochs`` more epochs and return ``self``.
 
         Args:
-            train_loader: batches ``(*inputs, target)``.
+            train_loader: batches ``(*inputs, target)``, iterated once per epoch: a
+                ``DataLoader`` or a :class:`~course_lib.vocab.PairBatches`.
             val_loader: optional batches for the validation loss after every epoch.
-            epochs: number of epochs to run.
+            epochs: number of epochs to run (at most: see ``stop_training``).
             seed: when given, re-seeds PyTorch's global generator and the train loader's
-                own ``generator`` (if it has one) so shuffling and teacher-forcing coins
-                are the same on every run.
+                own ``generator`` (if it has one) so shuffling, dropout and
+                teacher-forcing coins are the same on every run.
             progress: show a tqdm progress bar with the running loss of the epoch, then
                 its final training and validation losses.
             desc: label of the progress bar.
+            on_epoch_end: called as ``on_epoch_end(trainer)`` after every epoch (and its
+                validation loss), with the model in train mode afterwards; ``trainer.epochs``
+                is the number of epochs done. For snapshots, other validation figures,
+                timing and budgets. When it returns a dict, the progress bar shows that
+                dict instead of the default losses.
         """
         if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
             raise ValueError(f"epochs must be a positive integer, got {epochs!r}")
@@ -240,15 +257,25 @@ class Trainer:
             file=sys.stdout,
             bar_format="{l_bar}{bar:10}| {n_fmt}/{total_fmt} epochs [{elapsed}{postfix}]",
         )
+        self.stop_training = False
         for _ in bar:
+            start = clock(self.device)
             self.losses.append(
                 self._run_epoch(train_loader, train=True, bar=bar if progress else None)
             )
+            spent = clock(self.device) - start
+            self.seconds.append(spent + (self.seconds[-1] if self.seconds else 0.0))
             postfix = {"loss": f"{self.losses[-1]:.4f}"}  # 4 decimals: stable across runs
             if val_loader is not None:
                 self.val_losses.append(self.evaluate(val_loader))
                 postfix["val"] = f"{self.val_losses[-1]:.4f}"
+            if on_epoch_end is not None:
+                shown = on_epoch_end(self)
+                postfix = postfix if shown is None else shown
+                self.model.train()
             bar.set_postfix(postfix, refresh=False)
+            if self.stop_training:
+                break
         bar.close()
         return self
 
@@ -268,13 +295,17 @@ class Trainer:
         return _to(output, torch.device("cpu"))
 
     def save_checkpoint(self, path: str | os.PathLike) -> None:
-        """Save model, optimizer and loss history (plain tensors and numbers only)."""
+        """Save model, optimizer, scheduler and the histories (plain tensors and numbers), so
+        a resumed run continues its learning-rate schedule where it stopped."""
         torch.save(
             {
                 "model": self.model.state_dict(),
                 "optimizer": self.optimizer.state_dict(),
+                "scheduler": None if self.scheduler is None else self.scheduler.state_dict(),
                 "losses": list(self.losses),
                 "val_losses": list(self.val_losses),
+                "learning_rates": list(self.learning_rates),
+                "seconds": list(self.seconds),
             },
             Path(path),
         )
@@ -284,5 +315,16 @@ class Trainer:
         state = torch.load(Path(path), map_location=self.device, weights_only=True)
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
+        if (state["scheduler"] is None) != (self.scheduler is None):
+            saved = "without" if state["scheduler"] is None else "with"
+            raise ValueError(
+                f"the checkpoint was saved {saved} a scheduler and this Trainer "
+                f"{'has' if self.scheduler is not None else 'has none'}: build the Trainer "
+                "as the saved one was built"
+            )
+        if self.scheduler is not None:
+            self.scheduler.load_state_dict(state["scheduler"])
         self.losses = list(state["losses"])
         self.val_losses = list(state["val_losses"])
+        self.learning_rates = list(state["learning_rates"])
+        self.seconds = list(state["seconds"])

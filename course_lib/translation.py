@@ -62,6 +62,7 @@ class TranslationTransformer(nn.Module):
     def __init__(self, config: TranslationConfig) -> None:
         super().__init__()
         c = self.config = config
+        self.max_len = c.max_len  # target positions it encodes (the decoding protocol)
         self.src_embed = nn.Embedding(c.src_vocab, c.d_model, padding_idx=PAD)
         self.tgt_embed = nn.Embedding(c.tgt_vocab, c.d_model, padding_idx=PAD)
         self.positional = PositionalEncoding(c.max_len, c.d_model)
@@ -148,13 +149,21 @@ class TranslationTransformer(nn.Module):
         return self.output(h), cache, weights
 
 
-def translation_loss(logits: Tensor, target: Tensor, label_smoothing: float = 0.0) -> Tensor:
+def translation_loss(
+    logits: Tensor, target: Tensor, label_smoothing: float = 0.0, *, reduction: str = "mean"
+) -> Tensor:
     """Cross-entropy per real target token (``<pad>`` ignored), with optional label smoothing.
 
     Args:
         logits: ``(B, T, V)``.
         target: ``(B, T)`` token ids, ``<pad>`` where there is no token.
+        label_smoothing: ``epsilon``; the target puts ``epsilon / V`` on every token.
+        reduction: ``"mean"`` over the real tokens (training), or ``"sum"`` (add the sums of
+            many batches, then divide by their tokens: a corpus's loss per token, and
+            :func:`~course_lib.metrics.perplexity` from it).
     """
+    if reduction not in ("mean", "sum"):
+        raise ValueError(f"reduction must be 'mean' or 'sum', got {reduction!r}")
     if logits.ndim != 3 or logits.shape[:2] != target.shape:
         raise ValueError(
             f"logits {shape_str(logits)} must be (B, T, V) for a target (B, T) = "
@@ -162,5 +171,9 @@ def translation_loss(logits: Tensor, target: Tensor, label_smoothing: float = 0.
         )
     # (B, T, V) -> (B * T, V) and (B, T) -> (B * T,): one prediction per position
     return F.cross_entropy(
-        logits.flatten(0, 1), target.flatten(), ignore_index=PAD, label_smoothing=label_smoothing
+        logits.flatten(0, 1),
+        target.flatten(),
+        ignore_index=PAD,
+        label_smoothing=label_smoothing,
+        reduction=reduction,
     )

@@ -1,5 +1,9 @@
 """Words to token ids and back, and padded, length-bucketed batches of sentence pairs.
 
+The translation data path: :class:`Vocab` (words <-> ids), :func:`encode_pairs` (sentence
+pairs -> id pairs), :class:`PairBatches` (id pairs -> padded batches, re-shuffled on every
+pass, so a :class:`~course_lib.train.Trainer` can iterate it once per epoch).
+
 Batch first. Letters: ``B`` sentences, ``S`` source tokens, ``T`` target tokens.
 
 A :class:`Vocab` is built from the **training** sentences only; a word it has not seen maps
@@ -24,7 +28,18 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-__all__ = ["PAD", "SOS", "EOS", "UNK", "SPECIALS", "Vocab", "PairBatch", "pad", "pair_batches"]
+__all__ = [
+    "PAD",
+    "SOS",
+    "EOS",
+    "UNK",
+    "SPECIALS",
+    "Vocab",
+    "encode_pairs",
+    "PairBatch",
+    "PairBatches",
+    "pad",
+]
 
 PAD, SOS, EOS, UNK = 0, 1, 2, 3
 SPECIALS = ("<pad>", "<sos>", "<eos>", "<unk>")
@@ -50,7 +65,6 @@ class Vocab:
         )
         self.words: list[str] = [*SPECIALS, *kept]
         self.index: dict[str, int] = {w: i for i, w in enumerate(self.words)}
-        self.counts = counts
 
     def __len__(self) -> int:
         return len(self.words)
@@ -58,29 +72,24 @@ class Vocab:
     def __repr__(self) -> str:
         return f"Vocab({len(self)} tokens, {len(self) - len(SPECIALS)} words)"
 
-    def special(self, name: str) -> int:
-        """The id of a special token by name, e.g. ``vocab.special("<eos>")``."""
-        if name not in SPECIALS:
-            raise KeyError(f"{name!r} is not a special token; they are {SPECIALS}")
-        return SPECIALS.index(name)
-
     def encode(
-        self, sentence: str, *, sos: bool = False, eos: bool = True, max_len: int | None = None
+        self, sentence: str, *, sos: bool = False, eos: bool = True, max_tokens: int | None = None
     ) -> list[int]:
         """Token ids of a normalised sentence (unknown words -> ``<unk>``).
 
         Raises:
-            ValueError: an empty sentence, or one longer than ``max_len`` tokens (counting
-                ``<sos>``/``<eos>``) -- say which, so the caller can filter or raise max_len.
+            ValueError: an empty sentence, or one of more than ``max_tokens`` tokens
+                (counting ``<sos>``/``<eos>``) -- say which, so the caller can filter or
+                raise max_tokens.
         """
         words = sentence.split()
         if not words:
             raise ValueError(f"cannot encode an empty sentence ({sentence!r})")
         ids = [SOS] * sos + [self.index.get(w, UNK) for w in words] + [EOS] * eos
-        if max_len is not None and len(ids) > max_len:
+        if max_tokens is not None and len(ids) > max_tokens:
             raise ValueError(
-                f"{sentence!r} has {len(ids)} tokens, more than max_len={max_len}: "
-                "filter long sentences or raise max_len"
+                f"{sentence!r} has {len(ids)} tokens, more than max_tokens={max_tokens}: "
+                "filter long sentences or raise max_tokens"
             )
         return ids
 
@@ -100,6 +109,14 @@ class Vocab:
     def unknown_words(self, sentence: str) -> list[str]:
         """The words of ``sentence`` this vocabulary maps to ``<unk>``."""
         return [w for w in sentence.split() if w not in self.index]
+
+
+def encode_pairs(
+    pairs: Iterable[tuple[str, str]], src_vocab: Vocab, tgt_vocab: Vocab
+) -> list[tuple[list[int], list[int]]]:
+    """``(source, target)`` sentence pairs -> ``(source ids, target ids)``, each ending in
+    ``<eos>`` and without ``<sos>`` (:class:`PairBatches` adds it for teacher forcing)."""
+    return [(src_vocab.encode(src), tgt_vocab.encode(tgt)) for src, tgt in pairs]
 
 
 def pad(sequences: Sequence[Sequence[int]], value: int = PAD) -> Tensor:
@@ -124,50 +141,65 @@ class PairBatch(NamedTuple):
     tgt_in: Tensor  # (B, T)
     tgt_out: Tensor  # (B, T)
 
-    @property
-    def src_key_padding_mask(self) -> Tensor:  # (B, S), True = padding
-        return self.src == PAD
-
-    @property
-    def tgt_key_padding_mask(self) -> Tensor:  # (B, T), True = padding
-        return self.tgt_in == PAD
-
     def to(self, device: torch.device | str) -> PairBatch:
         return PairBatch(self.src.to(device), self.tgt_in.to(device), self.tgt_out.to(device))
 
 
-def pair_batches(
-    pairs: Sequence[tuple[Sequence[int], Sequence[int]]],
-    batch_size: int,
-    *,
-    shuffle: bool = False,
-    generator: torch.Generator | None = None,
-) -> Iterator[PairBatch]:
-    """Length-bucketed batches: pairs of similar source length share a batch, so little
-    padding is computed. With ``shuffle`` the batches come in a random order (drawn from
-    ``generator``), and pairs of equal length in a random order within their bucket.
+class PairBatches:
+    """Length-bucketed batches of id pairs, re-iterable: every pass over it is one epoch.
+
+    Pairs of similar source length share a batch, so little padding is computed. With
+    ``shuffle`` every pass draws a new order from ``generator``: the batches come in a
+    random order, and pairs of equal length in a random order within their bucket. A
+    :class:`~course_lib.train.Trainer` re-seeds ``generator`` when ``fit(seed=...)`` is
+    given, like a ``DataLoader``'s.
 
     Args:
-        pairs: ``(source ids, target ids)``; targets end with ``<eos>`` and have no ``<sos>``.
+        pairs: ``(source ids, target ids)``; targets end with ``<eos>`` and have no ``<sos>``
+            (see :func:`encode_pairs`).
+        batch_size: pairs per batch (the last batch of a length may be smaller).
+        shuffle: a new order on every pass; otherwise sorted by length, the same each time.
+        generator: the random numbers of the shuffling (a new one when not given).
+
+    Yields:
+        :class:`PairBatch` ``(src (B, S), tgt_in (B, T), tgt_out (B, T))`` on the CPU.
     """
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-    if not pairs:
-        raise ValueError("no pairs to batch")
-    for src, tgt in pairs:
-        if not len(src) or not len(tgt) or tgt[-1] != EOS:
-            raise ValueError(
-                "every pair needs a non-empty source and a target ending in <eos>: encode "
-                f"targets with Vocab.encode(..., eos=True); got {list(src)}, {list(tgt)}"
-            )
-    n = len(pairs)
-    tie = torch.randperm(n, generator=generator) if shuffle else torch.arange(n)
-    order = sorted(range(n), key=lambda i: (len(pairs[i][0]), len(pairs[i][1]), int(tie[i])))
-    chunks = [order[k : k + batch_size] for k in range(0, n, batch_size)]
-    if shuffle:
-        chunks = [chunks[int(k)] for k in torch.randperm(len(chunks), generator=generator)]
-    for chunk in chunks:
-        src = pad([pairs[i][0] for i in chunk])
-        tgt_in = pad([[SOS, *pairs[i][1][:-1]] for i in chunk])
-        tgt_out = pad([pairs[i][1] for i in chunk])
-        yield PairBatch(src, tgt_in, tgt_out)
+
+    def __init__(
+        self,
+        pairs: Sequence[tuple[Sequence[int], Sequence[int]]],
+        batch_size: int,
+        *,
+        shuffle: bool = False,
+        generator: torch.Generator | None = None,
+    ) -> None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        if not pairs:
+            raise ValueError("no pairs to batch")
+        for src, tgt in pairs:
+            if not len(src) or not len(tgt) or tgt[-1] != EOS:
+                raise ValueError(
+                    "every pair needs a non-empty source and a target ending in <eos>: encode "
+                    f"targets with Vocab.encode(..., eos=True); got {list(src)}, {list(tgt)}"
+                )
+        self.pairs = pairs
+        self.batch_size = batch_size
+        self.shuffle = shuffle
+        self.generator = generator if generator is not None or not shuffle else torch.Generator()
+
+    def __len__(self) -> int:
+        return -(-len(self.pairs) // self.batch_size)  # ceil: the batches of one pass
+
+    def __iter__(self) -> Iterator[PairBatch]:
+        pairs, n = self.pairs, len(self.pairs)
+        tie = torch.randperm(n, generator=self.generator) if self.shuffle else torch.arange(n)
+        order = sorted(range(n), key=lambda i: (len(pairs[i][0]), len(pairs[i][1]), int(tie[i])))
+        chunks = [order[k : k + self.batch_size] for k in range(0, n, self.batch_size)]
+        if self.shuffle:
+            chunks = [chunks[int(k)] for k in torch.randperm(len(chunks), generator=self.generator)]
+        for chunk in chunks:
+            src = pad([pairs[i][0] for i in chunk])  # (B, S)
+            tgt_in = pad([[SOS, *pairs[i][1][:-1]] for i in chunk])  # (B, T): <sos> y1 .. yn
+            tgt_out = pad([pairs[i][1] for i in chunk])  # (B, T): y1 .. yn <eos>
+            yield PairBatch(src, tgt_in, tgt_out)

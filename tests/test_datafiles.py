@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.datafiles import ENG_FRA, DataFile, DataFileError, data_dir, fetch, read_text
+from course_lib import datafiles
+from course_lib.datafiles import (
+    ENG_FRA,
+    DataFile,
+    DataFileError,
+    data_dir,
+    fetch,
+    load_text,
+    read_text,
+)
 
 TEXT = "Go.\tVa !\nRun!\tCours !\n"
 SPEC = DataFile(
@@ -86,6 +95,23 @@ def test_download_verifies_and_stores_a_gzip(data_home):
     assert not list(data_home.glob("*.partial"))
     fetch(SPEC, opener=opener_for(b"", calls))  # second time: local copy, no download
     assert len(calls) == 1
+
+
+def test_load_text_downloads_once_and_checks_the_copy_once(data_home, monkeypatch):
+    calls, reads = [], []
+    assert load_text(SPEC, opener=opener_for(zipped(TEXT), calls)) == TEXT
+    real_read = datafiles.read_text
+    monkeypatch.setattr(datafiles, "read_text", lambda *a: reads.append(a) or real_read(*a))
+    assert load_text(SPEC, opener=opener_for(b"", calls)) == TEXT
+    fetch(SPEC)
+    fetch(SPEC)
+    assert len(calls) == 1 and len(reads) == 1  # fetch trusts a copy verified in this process
+    with gzip.open(data_home / SPEC.filename, "wt", encoding="utf-8") as f:
+        f.write(TEXT + "changed\n")  # a new modification time and size: checked again
+    with pytest.raises(DataFileError, match="damaged or a different version"):
+        fetch(SPEC)
+    with pytest.raises(DataFileError, match="damaged or a different version"):
+        load_text(SPEC)
 
 
 def test_corrupt_local_file_says_what_to_do(data_home):

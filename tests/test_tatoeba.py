@@ -141,3 +141,17 @@ def test_the_real_file_gives_the_tutorials_pairs():
     assert leaks(split) == []
     english = load_pairs(local_copy(), reverse=False)
     assert english[0] == ("i m ok", "je vais bien")
+
+
+@pytest.mark.skipif(local_copy() is None, reason="no local eng-fra.txt.gz (set COURSE_DATA_DIR)")
+def test_load_pairs_without_a_path_reads_the_course_copy():
+    assert load_pairs() == load_pairs(local_copy())
+
+
+def test_the_docstring_examples_hold():
+    import doctest
+
+    import course_lib.tatoeba
+
+    result = doctest.testmod(course_lib.tatoeba)
+    assert result.attempted >= 2 and result.failed == 0

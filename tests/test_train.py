@@ -8,7 +8,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from course_lib import train as train_module
 from course_lib.schedules import warmup_cosine, warmup_inverse_sqrt
-from course_lib.train import Trainer, default_device, seed_everything
+from course_lib.train import Trainer, clock, default_device
 
 
 def toy_loaders(seed=0):
@@ -93,6 +93,33 @@ def test_checkpoint_round_trip(tmp_path):
     )
 
 
+def scheduled_trainer(seed=0):
+    trainer = make_trainer(seed)
+    trainer.scheduler = warmup_inverse_sqrt(trainer.optimizer, warmup=20)
+    return trainer
+
+
+def test_a_resumed_run_continues_its_learning_rate_schedule(tmp_path):
+    """Two epochs, a checkpoint, two more epochs == four epochs in one go."""
+    straight = scheduled_trainer().fit(*toy_loaders(), epochs=4, seed=0, progress=False)
+    first = scheduled_trainer().fit(*toy_loaders(), epochs=2, seed=0, progress=False)
+    first.save_checkpoint(tmp_path / "ckpt.pt")
+    resumed = scheduled_trainer(seed=99)
+    resumed.load_checkpoint(tmp_path / "ckpt.pt")
+    assert resumed.learning_rates == first.learning_rates and resumed.seconds == first.seconds
+    train, val = toy_loaders()
+    train.generator.manual_seed(0)
+    for _ in range(2):  # the batch order the first run drew, so the continuation matches
+        list(train)
+    torch.manual_seed(0)
+    resumed.fit(train, val, epochs=2, progress=False)
+    assert resumed.learning_rates == straight.learning_rates  # the warm-up did not restart
+    assert resumed.losses[:2] == straight.losses[:2]
+    assert resumed.losses[2:] == pytest.approx(straight.losses[2:], rel=1e-6)
+    with pytest.raises(ValueError, match="saved with a scheduler"):
+        make_trainer().load_checkpoint(tmp_path / "ckpt.pt")
+
+
 class NotAllowed:
     pass
 
@@ -125,15 +152,31 @@ def test_default_device_and_override(monkeypatch):
     default_device.cache_clear()
 
 
-def test_seed_everything_seeds_all_generators():
-    import random
+def test_the_end_of_epoch_hook_sees_every_epoch_and_can_stop_the_run(capsys):
+    seen = []
 
-    import numpy as np
+    def hook(trainer):
+        seen.append((trainer.epochs, trainer.model.training, len(trainer.seconds)))
+        trainer.model.eval()  # e.g. after a validation pass: fit puts train mode back
+        if trainer.epochs == 3:
+            trainer.stop_training = True
+        return {"epoch": str(trainer.epochs)}
 
-    seed_everything(3)
-    a = (random.random(), np.random.rand(), torch.rand(1).item())
-    seed_everything(3)
-    assert a == (random.random(), np.random.rand(), torch.rand(1).item())
+    trainer = make_trainer().fit(*toy_loaders(), epochs=10, seed=0, on_epoch_end=hook)
+    assert seen == [(1, True, 1), (2, True, 2), (3, True, 3)]
+    assert trainer.epochs == 3 and trainer.model.training
+    assert trainer.seconds == sorted(trainer.seconds) and trainer.seconds[0] >= 0
+    out = capsys.readouterr().out
+    assert "epoch=3" in out and "val=" not in out  # the hook's dict replaces the default
+    # a later fit starts again (the flag is reset) and the clock keeps adding up
+    trainer.fit(toy_loaders()[0], epochs=2, progress=False)
+    assert trainer.epochs == 5 and trainer.seconds[-1] >= trainer.seconds[2]
+
+
+def test_the_clock_counts_cpu_seconds_on_the_cpu():
+    start = clock("cpu")
+    sum(i * i for i in range(200_000))
+    assert clock(torch.device("cpu")) > start
 
 
 def test_module_does_no_global_work_on_import():

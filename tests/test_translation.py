@@ -5,9 +5,8 @@ import torch
 
 from course_lib.decoding import beam_search, greedy_decode
 from course_lib.schedules import warmup_inverse_sqrt
-from course_lib.train import Trainer
 from course_lib.translation import TranslationConfig, TranslationTransformer, translation_loss
-from course_lib.vocab import EOS, PAD, SOS, pair_batches
+from course_lib.vocab import EOS, PAD, SOS, pad
 
 V = 12  # 4 specials + 8 words
 
@@ -53,12 +52,12 @@ def test_cached_greedy_equals_recomputing_greedy(add_norm):
     model = small(add_norm=add_norm)
     model.train()
     src = batch(1, b=8)
-    cached = greedy_decode(model, src, max_len=10)
+    cached = greedy_decode(model, src, max_new_tokens=10)
     for recompute in ("decoder", "everything"):
-        recomputed = greedy_decode(model, src, max_len=10, recompute=recompute)
+        recomputed = greedy_decode(model, src, max_new_tokens=10, recompute=recompute)
         assert torch.equal(cached, recomputed), recompute
     with pytest.raises(ValueError, match="recompute must be one of"):
-        greedy_decode(model, src, max_len=10, recompute="encoder")
+        greedy_decode(model, src, max_new_tokens=10, recompute="encoder")
     assert model.training  # the mode it found
 
 
@@ -67,7 +66,7 @@ def test_greedy_stops_each_sentence_at_eos():
     with torch.no_grad():
         model.output.bias.zero_()
         model.output.bias[EOS] = 100.0  # every sentence ends at once
-    out = greedy_decode(model, batch(), max_len=10)
+    out = greedy_decode(model, batch(), max_new_tokens=10)
     assert out.shape == (6, 1) and torch.all(out == EOS)
 
 
@@ -75,8 +74,8 @@ def test_beam_of_one_is_greedy():
     model = small(3).eval()
     src = batch(3)
     assert torch.equal(
-        beam_search(model, src, beam_size=1, max_len=8, length_penalty=0.0),
-        greedy_decode(model, src, max_len=8),
+        beam_search(model, src, beam_size=1, max_new_tokens=8, length_penalty=0.0),
+        greedy_decode(model, src, max_new_tokens=8),
     )
 
 
@@ -95,7 +94,7 @@ def test_a_beam_as_wide_as_the_vocabulary_finds_the_best_two_token_output():
             total[EOS] = first[i][EOS]  # after <eos> nothing more is scored
             flat = total.flatten().argmax()
             best.append([int(flat // V), int(flat % V)])
-    out = beam_search(model, src, beam_size=V, max_len=2, length_penalty=0.0)
+    out = beam_search(model, src, beam_size=V, max_new_tokens=2, length_penalty=0.0)
     for i, (t1, t2) in enumerate(best):
         expected = [t1, PAD] if t1 == EOS else [t1, t2]
         assert out[i].tolist() == expected
@@ -103,51 +102,66 @@ def test_a_beam_as_wide_as_the_vocabulary_finds_the_best_two_token_output():
 
 def test_decoding_errors():
     model = small()
-    with pytest.raises(ValueError, match="lower max_len"):
-        greedy_decode(model, batch(), max_len=16)
+    with pytest.raises(ValueError, match="lower max_new_tokens"):
+        greedy_decode(model, batch(), max_new_tokens=16)
     with pytest.raises(TypeError, match="long tensor"):
-        greedy_decode(model, batch().float(), max_len=8)
+        greedy_decode(model, batch().float(), max_new_tokens=8)
     with pytest.raises(ValueError, match="beam_size"):
-        beam_search(model, batch(), beam_size=0, max_len=8)
+        beam_search(model, batch(), beam_size=0, max_new_tokens=8)
     with pytest.raises(ValueError, match="outside the vocabulary"):
         model(torch.full((1, 3), V), torch.full((1, 1), SOS))
     with pytest.raises(ValueError, match="do not fit this PositionalEncoding"):
         model(torch.full((1, 17), 5), torch.full((1, 1), SOS))
 
 
-def reversal_pairs(n, seed):
-    g = torch.Generator().manual_seed(seed)
-    pairs = []
-    for length in torch.randint(2, 6, (n,), generator=g).tolist():
-        words = torch.randint(4, V, (length,), generator=g).tolist()
-        pairs.append((words + [EOS], words[::-1] + [EOS]))
-    return pairs
-
-
-def test_a_small_model_learns_to_reverse_sentences():
+def test_a_small_model_learns_to_reverse_sentences(reversal_task):
     """Real training, about ten seconds: model, masks, loss, schedule and decoding fit together.
     Measured: 96 % of held-out sentences reversed exactly (the claim below leaves margin)."""
     model = small(4, d_model=32, d_ff=64)
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3, betas=(0.9, 0.98))
-    trainer = Trainer(
-        model,
-        translation_loss,
-        optimizer,
-        "cpu",
-        clip_grad_norm=1.0,
-        scheduler=warmup_inverse_sqrt(optimizer, 50),
-        ignore_index=PAD,
+    right = reversal_task(
+        model, optimizer, clip_grad_norm=1.0, scheduler=warmup_inverse_sqrt(optimizer, 50)
     )
-    loader = list(
-        pair_batches(
-            reversal_pairs(512, 0), 32, shuffle=True, generator=torch.Generator().manual_seed(0)
-        )
-    )
-    trainer.fit(loader, epochs=40, progress=False)
-    held_out = reversal_pairs(100, 1)
-    src = torch.nn.utils.rnn.pad_sequence(
-        [torch.tensor(s) for s, _ in held_out], batch_first=True, padding_value=PAD
-    )
-    out = greedy_decode(model, src, max_len=8)
-    right = sum(out[i, : len(t)].tolist() == t for i, (_, t) in enumerate(held_out))
     assert right >= 80, f"only {right} of 100 held-out sentences reversed"
+
+
+def test_the_summed_loss_adds_up_over_batches_to_the_mean_per_token():
+    torch.manual_seed(0)
+    logits, target = torch.randn(3, 4, V), torch.randint(4, V, (3, 4))
+    target[0, 2:] = PAD
+    tokens = int((target != PAD).sum())
+    total = translation_loss(logits[:1], target[:1], 0.1, reduction="sum") + translation_loss(
+        logits[1:], target[1:], 0.1, reduction="sum"
+    )
+    assert torch.allclose(total / tokens, translation_loss(logits, target, 0.1))
+    with pytest.raises(ValueError, match="reduction must be 'mean' or 'sum'"):
+        translation_loss(logits, target, reduction="none")
+
+
+def test_translate_turns_sentences_into_sentences_batch_by_batch():
+    from course_lib.decoding import translate
+    from course_lib.vocab import Vocab
+
+    src_vocab = tgt_vocab = Vocab(["a b c d e f g h"])  # 12 tokens, as the model's V
+    model = small()
+
+    def greedy(m, src):
+        return greedy_decode(m, src, max_new_tokens=10)
+
+    sentences = ["a b c", "h g", "d e f g h", "b"]
+    one_batch = translate(model, sentences, src_vocab, tgt_vocab, decode=greedy, batch_size=4)
+    assert translate(model, sentences, src_vocab, tgt_vocab, decode=greedy, batch_size=1) == (
+        one_batch
+    )
+    expected = [
+        tgt_vocab.decode(row.tolist())
+        for row in greedy(model, pad([src_vocab.encode(s) for s in sentences]))
+    ]
+    assert one_batch == expected and all(isinstance(s, str) for s in one_batch)
+
+    def beam2(m, src):
+        return beam_search(m, src, beam_size=2, max_new_tokens=5)
+
+    assert len(translate(model, sentences, src_vocab, tgt_vocab, decode=beam2)) == 4
+    with pytest.raises(ValueError, match="batch_size"):
+        translate(model, sentences, src_vocab, tgt_vocab, batch_size=0)

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from course_lib.vocab import EOS, PAD, SOS, UNK, Vocab, pad, pair_batches
+from course_lib.vocab import EOS, PAD, SOS, UNK, PairBatches, Vocab, encode_pairs, pad
 
 TRAIN = ["i am cold", "i am hot", "he is cold", "you are late"]
 
@@ -13,7 +13,6 @@ def test_specials_first_then_words_by_frequency():
     assert vocab.words[:4] == ["<pad>", "<sos>", "<eos>", "<unk>"]
     assert vocab.words[4:7] == ["am", "cold", "i"]  # most frequent first, ties alphabetical
     assert len(vocab) == 4 + 9
-    assert vocab.special("<eos>") == EOS
 
 
 def test_encode_decode_round_trip_and_unknown_words():
@@ -37,8 +36,7 @@ def test_min_freq():
     [
         (lambda v: v.encode(""), ValueError, "empty sentence"),
         (lambda v: v.encode("   "), ValueError, "empty sentence"),
-        (lambda v: v.encode("i am cold", max_len=3), ValueError, "more than max_len=3"),
-        (lambda v: v.special("<bos>"), KeyError, "not a special token"),
+        (lambda v: v.encode("i am cold", max_tokens=3), ValueError, "more than max_tokens=3"),
         (lambda v: v.decode([99]), ValueError, "outside this vocabulary"),
     ],
 )
@@ -59,13 +57,20 @@ def test_pad():
 
 
 def encoded(vocab, pairs):
-    return [(vocab.encode(s), vocab.encode(t)) for s, t in pairs]
+    return encode_pairs(pairs, vocab, vocab)
+
+
+def test_encode_pairs_uses_one_vocabulary_per_side():
+    src_vocab, tgt_vocab = Vocab(["je suis"]), Vocab(["i am"])
+    ((src, tgt),) = encode_pairs([("je suis", "i am")], src_vocab, tgt_vocab)
+    assert src_vocab.decode(src) == "je suis" and tgt_vocab.decode(tgt) == "i am"
+    assert tgt[-1] == EOS and SOS not in tgt
 
 
 def test_batches_shift_the_target_and_mask_padding():
     vocab = Vocab(TRAIN)
     pairs = encoded(vocab, [("i am cold", "he is cold"), ("you are late", "i am")])
-    (batch,) = pair_batches(pairs, batch_size=4)
+    (batch,) = PairBatches(pairs, batch_size=4)
     assert batch.src.shape == (2, 4) and batch.tgt_in.shape == batch.tgt_out.shape == (2, 4)
     assert (batch.tgt_in[:, 0] == SOS).all()
     # equal source lengths: the shorter target comes first ("you are late" -> "i am")
@@ -73,26 +78,44 @@ def test_batches_shift_the_target_and_mask_padding():
     assert batch.tgt_out[0].tolist() == [vocab.index["i"], vocab.index["am"], EOS, PAD]
     assert batch.tgt_in[0].tolist() == [SOS, vocab.index["i"], vocab.index["am"], PAD]
     assert batch.tgt_in[1, 1:].tolist() == batch.tgt_out[1, :-1].tolist()
-    assert batch.tgt_key_padding_mask.tolist() == (batch.tgt_in == PAD).tolist()
-    assert batch.src_key_padding_mask.sum() == 0  # both sources have 4 tokens
+    assert (batch.src != PAD).all()  # both sources have 4 tokens
 
 
 def test_batches_are_bucketed_by_length_and_shuffled_reproducibly():
     vocab = Vocab(TRAIN)
     sentences = [" ".join(["i"] * n) for n in range(1, 9)] * 4
     pairs = encoded(vocab, [(s, s) for s in sentences])
-    batches = list(pair_batches(pairs, batch_size=4))
+    batches = list(PairBatches(pairs, batch_size=4))
     assert [b.src.shape[1] for b in batches] == [n + 1 for n in range(1, 9)]  # no padding
-    assert all(b.src_key_padding_mask.sum() == 0 for b in batches)
+    assert all((b.src != PAD).all() for b in batches)
     one = [
         b.src.shape[1]
-        for b in pair_batches(pairs, 4, shuffle=True, generator=torch.Generator().manual_seed(0))
+        for b in PairBatches(pairs, 4, shuffle=True, generator=torch.Generator().manual_seed(0))
     ]
     two = [
         b.src.shape[1]
-        for b in pair_batches(pairs, 4, shuffle=True, generator=torch.Generator().manual_seed(0))
+        for b in PairBatches(pairs, 4, shuffle=True, generator=torch.Generator().manual_seed(0))
     ]
     assert one == two and sorted(one) == [n + 1 for n in range(1, 9)] and one != sorted(one)
+
+
+def test_every_pass_is_an_epoch_with_a_new_order():
+    """Re-iterable (Trainer.fit iterates it once per epoch), a new shuffle every pass, and
+    re-seeding the generator replays the passes."""
+    vocab = Vocab(TRAIN)
+    pairs = encoded(vocab, [(" ".join(["i"] * n), "i") for n in range(1, 9)] * 4)
+    batches = PairBatches(pairs, 4, shuffle=True, generator=torch.Generator().manual_seed(0))
+    assert len(batches) == 8
+
+    def epoch():
+        return [tuple(b.src.shape) for b in batches]
+
+    first, second = epoch(), epoch()
+    assert len(first) == len(second) == 8 and first != second
+    batches.generator.manual_seed(0)
+    assert epoch() == first and epoch() == second
+    fixed = PairBatches(pairs, 4)
+    assert [b.src.tolist() for b in fixed] == [b.src.tolist() for b in fixed]
 
 
 @pytest.mark.parametrize(
@@ -106,4 +129,4 @@ def test_batches_are_bucketed_by_length_and_shuffled_reproducibly():
 )
 def test_bad_batches(pairs, batch_size, message):
     with pytest.raises(ValueError, match=message):
-        list(pair_batches(pairs, batch_size))
+        PairBatches(pairs, batch_size)
