@@ -2,11 +2,13 @@
 
     OMP_NUM_THREADS=1 python benchmarks/ablations.py [--budget 240] [--only baseline,pre_ln]
 
-Every variant starts from ``COURSE`` in ``benchmarks/translation.py``, changes one thing,
-trains for ``--budget`` CPU seconds on one thread (seed 0, the same protocol) and prints
-greedy BLEU on the **validation** split (the test split is for the final figure only) at half
-and at the full budget. The baseline is also evaluated two more ways: ``checkpoint_avg``
-averages the weights of the last three epoch ends with the final ones before decoding;
+Every variant starts from ``COURSE`` in ``benchmarks/recipe.py``, changes one thing,
+trains for ``--budget`` CPU seconds on one thread (seed 0, the same protocol, the library's
+``Trainer``) and prints greedy BLEU on the **validation** split (the test split is for the
+final figure only) at the last epoch end within half the budget and at the last epoch (the
+one that spent the budget). The baseline is also evaluated two more ways:
+``checkpoint_avg`` averages the weights of the three epoch ends before the last with the
+last one before decoding;
 ``beam4`` decodes with a beam of 4. Every variant is then compared with the baseline at the
 full budget by a paired bootstrap on the validation sentences (BLEU difference, its 95 %
 interval, and whether the interval excludes 0). One seed: the interval covers the
@@ -17,25 +19,15 @@ from __future__ import annotations
 
 import argparse
 import copy
-import importlib.util
+import functools
 import sys
-import time
-from pathlib import Path
 
+import recipe
 import torch
-from torch import nn
 
-from course_lib.decoding import beam_search, greedy_decode
+from course_lib.decoding import beam_search, greedy_decode, translate
 from course_lib.metrics import corpus_bleu, paired_bootstrap
-from course_lib.schedules import warmup_inverse_sqrt
-from course_lib.translation import TranslationConfig, TranslationTransformer, translation_loss
-from course_lib.vocab import pair_batches
-
-_spec = importlib.util.spec_from_file_location(
-    "translation_benchmark", Path(__file__).with_name("translation.py")
-)
-bench = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench)
+from course_lib.translation import TranslationConfig, TranslationTransformer
 
 VARIANTS = {
     "baseline": {},
@@ -59,8 +51,11 @@ EXTRAS = ("checkpoint_avg", "beam4")  # the baseline's training, evaluated diffe
 
 def settings_for(name: str) -> dict:
     change = VARIANTS[name]
-    settings = {**copy.deepcopy(bench.COURSE), **{k: v for k, v in change.items() if k != "config"}}
-    settings["config"] = {**bench.COURSE["config"], **change.get("config", {})}
+    settings = {
+        **copy.deepcopy(recipe.COURSE),
+        **{k: v for k, v in change.items() if k != "config"},
+    }
+    settings["config"] = {**recipe.COURSE["config"], **change.get("config", {})}
     return settings
 
 
@@ -68,53 +63,50 @@ def average(states: list[dict]) -> dict:
     return {k: sum(s[k].float() for s in states) / len(states) for k in states[0]}
 
 
-def train(name, budget, split, src_vocab, tgt_vocab, train_pairs):
+def train(name, budget, split, src_vocab, tgt_vocab, train_ids):
+    """Train one variant; returns ``({evaluation: [validation translations at half, at the
+    full budget]}, epochs, parameters)``."""
     settings = settings_for(name)
     torch.manual_seed(0)
     config = TranslationConfig(len(src_vocab), len(tgt_vocab), **settings["config"])
     model = TranslationTransformer(config)
-    optimizer = torch.optim.Adam(model.parameters(), lr=settings["lr"], betas=(0.9, 0.98))
-    scheduler = warmup_inverse_sqrt(optimizer, settings["warmup"])
-    generator = torch.Generator().manual_seed(0)
-    checkpoints, spent, epoch, ends = [budget // 2, budget], 0.0, 0, []
-    outputs = {n: [] for n in (name, *(EXTRAS if name == "baseline" else ()))}  # translations
-    while checkpoints:
-        epoch += 1
-        model.train()
-        for batch in pair_batches(
-            train_pairs, settings["batch_size"], shuffle=True, generator=generator
-        ):
-            start = time.process_time()
-            loss = translation_loss(
-                model(batch.src, batch.tgt_in), batch.tgt_out, settings["label_smoothing"]
-            )
-            optimizer.zero_grad()
-            loss.backward()
-            if settings["clip"]:
-                nn.utils.clip_grad_norm_(model.parameters(), settings["clip"])
-            optimizer.step()
-            scheduler.step()
-            spent += time.process_time() - start
-            if spent >= checkpoints[0]:
-                checkpoints.pop(0)
-                for n in outputs:
-                    evaluated, decode = model, greedy_decode
-                    if n == "checkpoint_avg" and ends:
-                        evaluated = copy.deepcopy(model)
-                        evaluated.load_state_dict(average(ends[-3:] + [model.state_dict()]))
-                    if n == "beam4":
+    val_fr = [s for s, _ in split.validation]
+    decoders = {name: greedy_decode}
+    if name == "baseline":
+        decoders.update(
+            checkpoint_avg=greedy_decode, beam4=functools.partial(beam_search, beam_size=4)
+        )
+    ends, half = [], {}
 
-                        def decode(m, s):
-                            return beam_search(m, s, beam_size=4)
+    def outputs(model_for):
+        return {
+            n: translate(model_for(n), val_fr, src_vocab, tgt_vocab, decode=d)
+            for n, d in decoders.items()
+        }
 
-                    outputs[n].append(
-                        bench.translate(evaluated, decode, split.validation, src_vocab, tgt_vocab)
-                    )
-                model.train()
-                if not checkpoints:
-                    break
+    def averaged(n):
+        if n != "checkpoint_avg" or len(ends) < 2:
+            return model
+        evaluated = copy.deepcopy(model)
+        evaluated.load_state_dict(average(ends[-4:]))  # three earlier epoch ends and the last
+        return evaluated
+
+    def end_of_epoch(trainer):
         ends.append(copy.deepcopy(model.state_dict()))
-    return outputs, epoch, sum(p.numel() for p in model.parameters())
+        if trainer.seconds[-1] <= budget / 2:
+            half["state"] = ends[-1]
+
+    trainer = recipe.train(model, settings, train_ids, budget, end_of_epoch)
+    full = outputs(averaged)
+    last = copy.deepcopy(model.state_dict())
+    model.load_state_dict(half.get("state", ends[0]))
+    at_half = outputs(lambda n: model)  # no averaging before the half-way epoch
+    model.load_state_dict(last)
+    return (
+        {n: (at_half[n], full[n]) for n in decoders},
+        trainer.epochs,
+        sum(p.numel() for p in model.parameters()),
+    )
 
 
 def main() -> int:
@@ -123,7 +115,7 @@ def main() -> int:
     parser.add_argument("--only", help="comma-separated variant names")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    split, src_vocab, tgt_vocab, train_pairs = bench.data()
+    split, src_vocab, tgt_vocab, train_ids = recipe.data()
     names = args.only.split(",") if args.only else list(VARIANTS)
     refs = [t for _, t in split.validation]
     print(f"validation BLEU (greedy unless named), {args.budget} CPU s of training, 1 thread")
@@ -134,7 +126,7 @@ def main() -> int:
     )
     baseline = None
     for name in names:
-        outputs, epochs, params = train(name, args.budget, split, src_vocab, tgt_vocab, train_pairs)
+        outputs, epochs, params = train(name, args.budget, split, src_vocab, tgt_vocab, train_ids)
         baseline = outputs["baseline"][1] if "baseline" in outputs else baseline
         for n, (half, full) in outputs.items():
             versus = ""

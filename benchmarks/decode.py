@@ -2,8 +2,9 @@
 
     OMP_NUM_THREADS=1 python benchmarks/decode.py [--train 150] [--repeats 3]
 
-Trains the course's Transformer for ``--train`` CPU seconds (the settings of
-``benchmarks/translation.py``), then decodes the whole test split greedily three ways, which
+Trains the course's Transformer for ``--train`` CPU seconds (``benchmarks/recipe.py``: the
+course's settings on the library's ``Trainer``; it stops at the first epoch end past the
+budget), then decodes the whole test split greedily three ways, which
 must give identical outputs:
 
 * ``everything``: ``model(src, prefix)`` at every step -- the encoder re-run as well;
@@ -21,40 +22,24 @@ test BLEU.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import statistics
 import sys
 import time
-from pathlib import Path
 
+import recipe
 import torch
 
-from course_lib.decoding import beam_search, greedy_decode
+from course_lib.decoding import beam_search, greedy_decode, translate
 from course_lib.metrics import corpus_bleu
 from course_lib.translation import TranslationConfig, TranslationTransformer
-from course_lib.vocab import pad
-
-_spec = importlib.util.spec_from_file_location(
-    "translation_benchmark", Path(__file__).with_name("translation.py")
-)
-bench = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench)
 
 
-def decode_all(decode, model, pairs, src_vocab, batch_size=128):
-    outputs = []
-    for k in range(0, len(pairs), batch_size):
-        src = pad([src_vocab.encode(s) for s, _ in pairs[k : k + batch_size]])
-        outputs += list(decode(model, src))
-    return outputs
-
-
-def timed(decode, model, pairs, src_vocab, repeats=1):
-    """Outputs and the median CPU seconds of ``repeats`` runs."""
+def timed(decode, model, sentences, src_vocab, tgt_vocab, repeats=1):
+    """Output sentences and the median CPU seconds of ``repeats`` runs (batches of 128)."""
     seconds = []
     for _ in range(repeats):
         start = time.process_time()
-        outputs = decode_all(decode, model, pairs, src_vocab)
+        outputs = translate(model, sentences, src_vocab, tgt_vocab, decode=decode, batch_size=128)
         seconds.append(time.process_time() - start)
     return outputs, statistics.median(seconds)
 
@@ -65,19 +50,18 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per variant")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    split, src_vocab, tgt_vocab, train = bench.data()
+    split, src_vocab, tgt_vocab, train_ids = recipe.data()
     torch.manual_seed(0)
-    config = TranslationConfig(len(src_vocab), len(tgt_vocab), **bench.COURSE["config"])
+    config = TranslationConfig(len(src_vocab), len(tgt_vocab), **recipe.COURSE["config"])
     model = TranslationTransformer(config)
-    bench.CHECKPOINTS = (args.train,)
-    bench.run(
-        "course", model, greedy_decode, bench.COURSE, args.train, split, src_vocab, tgt_vocab, train
-    )
+    trainer = recipe.train(model, recipe.COURSE, train_ids, args.train, lambda trainer: None)
+    print(f"trained {trainer.epochs} epochs, {trainer.seconds[-1]:.0f} CPU s")
     model.eval()
+    sentences = [s for s, _ in split.test]
     refs = [t for _, t in split.test]
 
     def score(outputs):
-        return corpus_bleu([tgt_vocab.decode(o) for o in outputs], refs).score
+        return corpus_bleu(outputs, refs).score
 
     runs = {}
     for label, recompute in (
@@ -88,15 +72,12 @@ def main() -> int:
         runs[label] = timed(
             lambda m, s, r=recompute: greedy_decode(m, s, recompute=r),
             model,
-            split.test,
+            sentences,
             src_vocab,
+            tgt_vocab,
             args.repeats,
         )
-    same = all(
-        torch.equal(a, b)
-        for outputs in (runs["everything"][0], runs["decoder"][0])
-        for a, b in zip(outputs, runs["cache"][0], strict=True)
-    )
+    same = runs["everything"][0] == runs["decoder"][0] == runs["cache"][0]
     print(
         f"\ngreedy, {len(split.test)} test sentences, batches of 128, CPU seconds "
         f"(median of {args.repeats}):"
@@ -111,7 +92,11 @@ def main() -> int:
     print(f"  identical outputs: {same}")
     for width in (2, 4, 8):
         beams, beam_s = timed(
-            lambda m, s, w=width: beam_search(m, s, beam_size=w), model, split.test, src_vocab
+            lambda m, s, w=width: beam_search(m, s, beam_size=w),
+            model,
+            sentences,
+            src_vocab,
+            tgt_vocab,
         )
         print(f"  beam {width}    {beam_s:7.2f} s   BLEU {score(beams):5.1f}")
     return 0 if same else 1

@@ -8,17 +8,19 @@ French -> English, the seeded **grouped** 80/10/10 split (pairs that share a sen
 on one side), a vocabulary from the training split only, greedy decoding, sacrebleu corpus
 BLEU (13a) and chrF. Training time is CPU time (``time.process_time()``) on one thread;
 evaluation time is not counted. The models train in the same run, so their curves compare
-on whatever machine runs this.
+on whatever machine runs this. Every model trains with the library's ``Trainer`` through
+``recipe.py`` (the loop of Chapter 5 and of the tests).
 
-At every checkpoint each model is scored on validation and on test. The test curve is
-printed; the **best** checkpoint of a model is the one with the highest *validation* BLEU
-(the test split chooses nothing), and the closing lines compare the models' best
-checkpoints -- and the course's model at 300 s with the reference at 600 s -- on the test
-split with sacrebleu's 95 % intervals and a paired bootstrap of the difference.
+At the end of every epoch each model is scored on validation and on test, until its budget
+of CPU seconds is spent. The test curve is printed; the **best** epoch of a model is the one
+with the highest *validation* BLEU (the test split chooses nothing), and the closing lines
+compare the models' best epochs -- and the course's model at its last epoch within 300 s
+with the reference at its last epoch -- on the test split with sacrebleu's 95 % intervals
+and a paired bootstrap of the difference.
 
 The reference is ``nn.Transformer`` (d_model 256, 2+2 layers, 4 heads, feed-forward 512,
 dropout 0.1, embeddings initialised as the course's model initialises them, x sqrt(d) +
-sinusoidal positions); every model is trained with ``COURSE``'s recipe (Adam lr 1e-3 betas
+sinusoidal positions); every model is trained with ``recipe.COURSE`` (Adam lr 1e-3 betas
 0.9/0.98, warm-up 300 steps then inverse square root, batches of 64 length-bucketed, label
 smoothing 0.1, clipping 1.0, seed 0). What still differs between the reference and the
 course's :class:`TranslationTransformer`, all of it inside ``nn.Transformer`` or chosen on
@@ -43,21 +45,17 @@ from __future__ import annotations
 import argparse
 import platform
 import sys
-import time
 
 import torch
+from recipe import COURSE, data, train
 from torch import nn
 
-from course_lib.decoding import greedy_decode
+from course_lib.decoding import greedy_decode, translate
 from course_lib.metrics import corpus_bleu, corpus_chrf, paired_bootstrap
 from course_lib.positional import PositionalEncoding
 from course_lib.recurrent_translation import RecurrentConfig, RecurrentTranslator
-from course_lib.schedules import warmup_inverse_sqrt
-from course_lib.tatoeba import load_pairs, split_pairs
-from course_lib.translation import TranslationConfig, TranslationTransformer, translation_loss
-from course_lib.vocab import PAD, Vocab, pad, pair_batches
-
-CHECKPOINTS = (50, 100, 150, 200, 250, 300, 400, 500, 600, 800, 1000)
+from course_lib.translation import TranslationConfig, TranslationTransformer
+from course_lib.vocab import PAD
 
 
 class Reference(nn.Module):
@@ -71,7 +69,7 @@ class Reference(nn.Module):
 
     def __init__(self, src_vocab: int, tgt_vocab: int, d_model: int = 256) -> None:
         super().__init__()
-        self.config = TranslationConfig(src_vocab, tgt_vocab, d_model=d_model)
+        self.max_len = 64  # target positions (the decoding protocol)
         self.src_embed = nn.Embedding(src_vocab, d_model, padding_idx=PAD)
         self.tgt_embed = nn.Embedding(tgt_vocab, d_model, padding_idx=PAD)
         self.positional = PositionalEncoding(64, d_model)
@@ -96,93 +94,32 @@ class Reference(nn.Module):
         return self.output(h)
 
 
-def reference_greedy(model: Reference, src: torch.Tensor, max_len: int = 20) -> torch.Tensor:
+def reference_greedy(model: Reference, src: torch.Tensor) -> torch.Tensor:
     """Greedy decoding by recomputation (``nn.Transformer`` has no cache)."""
-    return greedy_decode(model, src, max_len=max_len, recompute="everything")
+    return greedy_decode(model, src, recompute="everything")
 
 
-# The course's settings, chosen on the validation split (see the chapter for what each buys).
-COURSE = {
-    "config": {
-        "d_model": 256,
-        "num_heads": 4,
-        "d_ff": 512,
-        "num_encoder_layers": 2,
-        "num_decoder_layers": 2,
-        "dropout": 0.1,
-        "add_norm": "post",
-        "tie_embeddings": True,
-    },
-    "lr": 1e-3,
-    "warmup": 300,
-    "batch_size": 64,
-    "label_smoothing": 0.1,
-    "clip": 1.0,
-}
-
-
-def data():
-    split = split_pairs(load_pairs(), seed=0)
-    src_vocab = Vocab(s for s, _ in split.train)
-    tgt_vocab = Vocab(t for _, t in split.train)
-
-    def encode(pairs):
-        return [(src_vocab.encode(s), tgt_vocab.encode(t)) for s, t in pairs]
-
-    return split, src_vocab, tgt_vocab, encode(split.train)
-
-
-def translate(model, decode, pairs, src_vocab, tgt_vocab) -> list[str]:
-    hypotheses = []
-    for k in range(0, len(pairs), 256):
-        chunk = pairs[k : k + 256]
-        src = pad([src_vocab.encode(s) for s, _ in chunk])
-        hypotheses += [tgt_vocab.decode(row) for row in decode(model, src)]
-    return hypotheses
-
-
-def bleu(model, decode, pairs, src_vocab, tgt_vocab) -> float:
-    hypotheses = translate(model, decode, pairs, src_vocab, tgt_vocab)
-    return corpus_bleu(hypotheses, [t for _, t in pairs]).score
-
-
-def run(name, model, decode, settings, budget, split, src_vocab, tgt_vocab, train):
-    """Train for ``budget`` CPU seconds; at each checkpoint keep the validation BLEU and the
+def run(name, model, decode, budget, split, src_vocab, tgt_vocab, train_ids):
+    """Train for ``budget`` CPU seconds; at every epoch end keep the validation BLEU and the
     test translations. Returns ``[(seconds, epoch, validation BLEU, test hypotheses)]``."""
-    torch.manual_seed(0)
-    optimizer = torch.optim.Adam(model.parameters(), lr=settings["lr"], betas=(0.9, 0.98))
-    scheduler = warmup_inverse_sqrt(optimizer, settings["warmup"])
-    checkpoints = [c for c in CHECKPOINTS if c <= budget]
-    curve, spent, epoch = [], 0.0, 0
-    generator = torch.Generator().manual_seed(0)
-    test_refs = [t for _, t in split.test]
+    curve = []
+    val_fr, val_en = zip(*split.validation, strict=True)
+    test_fr, test_en = zip(*split.test, strict=True)
     print(f"{name}: {sum(p.numel() for p in model.parameters()):,} parameters", flush=True)
-    while checkpoints:
-        epoch += 1
-        model.train()
-        for batch in pair_batches(train, settings["batch_size"], shuffle=True, generator=generator):
-            if not checkpoints:
-                break  # the budget is spent: stop training where it was measured
-            start = time.process_time()
-            loss = translation_loss(
-                model(batch.src, batch.tgt_in), batch.tgt_out, settings["label_smoothing"]
-            )
-            optimizer.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), settings["clip"])
-            optimizer.step()
-            scheduler.step()
-            spent += time.process_time() - start
-            if spent >= checkpoints[0]:
-                val = bleu(model, decode, split.validation, src_vocab, tgt_vocab)
-                hyps = translate(model, decode, split.test, src_vocab, tgt_vocab)
-                curve.append((checkpoints.pop(0), epoch, val, hyps))
-                print(
-                    f"  {name:9} {curve[-1][0]:5d} CPU s  epoch {epoch:3d}  validation BLEU "
-                    f"{val:5.1f}  test BLEU {corpus_bleu(hyps, test_refs).score:5.1f}",
-                    flush=True,
-                )
-                model.train()
+
+    def evaluate(trainer):
+        val = translate(model, val_fr, src_vocab, tgt_vocab, decode=decode)
+        hyps = translate(model, test_fr, src_vocab, tgt_vocab, decode=decode)
+        val_bleu = corpus_bleu(val, list(val_en)).score
+        curve.append((trainer.seconds[-1], trainer.epochs, val_bleu, hyps))
+        print(
+            f"  {name:9} {trainer.seconds[-1]:6.0f} CPU s  epoch {trainer.epochs:3d}  "
+            f"validation BLEU {val_bleu:5.1f}  "
+            f"test BLEU {corpus_bleu(hyps, list(test_en)).score:5.1f}",
+            flush=True,
+        )
+
+    train(model, COURSE, train_ids, budget, evaluate)
     return curve
 
 
@@ -207,7 +144,7 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown models {unknown}")
     torch.set_num_threads(1)
-    split, src_vocab, tgt_vocab, train = data()
+    split, src_vocab, tgt_vocab, train_ids = data()
     print(
         f"{platform.processor() or platform.machine()}, torch {torch.__version__}, "
         f"1 thread; pairs {len(split.train)}/{len(split.validation)}/{len(split.test)}, "
@@ -233,25 +170,19 @@ def main() -> int:
                 attention="none" if name == "gru" else "bahdanau",
             )
             model, decode = RecurrentTranslator(config), greedy_decode
-        curves[name] = run(
-            name, model, decode, COURSE, args.budget, split, src_vocab, tgt_vocab, train
-        )
+        curves[name] = run(name, model, decode, args.budget, split, src_vocab, tgt_vocab, train_ids)
     refs = [t for _, t in split.test]
-    print("\ntest BLEU (greedy) against training CPU seconds")
-    print("CPU s  " + "  ".join(f"{name:>9}" for name in curves))
-    for i, c in enumerate(x for x in CHECKPOINTS if x <= args.budget):
-        row = [
-            f"{corpus_bleu(curve[i][3], refs).score:9.1f}" if i < len(curve) else f"{'-':>9}"
-            for curve in curves.values()
-        ]
-        print(f"{c:5d}  " + "  ".join(row))
-    print("\nbest checkpoint of each model, chosen on validation BLEU; scored on test:")
+    print("\ntest BLEU (greedy) at each epoch end, against training CPU seconds")
+    for name, curve in curves.items():
+        points = "  ".join(f"{s:.0f} s {corpus_bleu(h, refs).score:.1f}" for s, _, _, h in curve)
+        print(f"  {name:9} {points}")
+    print("\nbest epoch of each model, chosen on validation BLEU; scored on test:")
     best = {}
     for name, curve in curves.items():
         seconds, epoch, val, hyps = max(curve, key=lambda point: point[2])
         best[name] = hyps
         print(
-            f"  {name:9} {seconds:4d} CPU s (epoch {epoch}, validation {val:.1f}):  "
+            f"  {name:9} {seconds:4.0f} CPU s (epoch {epoch}, validation {val:.1f}):  "
             f"{corpus_bleu(hyps, refs, n_bootstrap=1000)}  "
             f"{corpus_chrf(hyps, refs, n_bootstrap=1000)}"
         )
@@ -259,10 +190,15 @@ def main() -> int:
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
             compare(f"best {a}", best[a], f"best {b}", best[b], refs)
-    at = {name: {c[0]: c[3] for c in curve} for name, curve in curves.items()}
-    if 300 in at.get("course", {}) and 600 in at.get("reference", {}):
+    if "course" in curves and "reference" in curves:
+        within = [point for point in curves["course"] if point[0] <= 300] or curves["course"][:1]
+        course, reference = within[-1], curves["reference"][-1]
         compare(
-            "course at 300 s", at["course"][300], "reference at 600 s", at["reference"][600], refs
+            f"course at {course[0]:.0f} s",
+            course[3],
+            f"reference at {reference[0]:.0f} s",
+            reference[3],
+            refs,
         )
     return 0
 

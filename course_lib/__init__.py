@@ -2,6 +2,22 @@
 
 One idea per module; import what you need, e.g. ``from course_lib.seq2seq import Encoder``.
 Importing the package does no work: no printing, no seeding, no style changes.
+
+The modules, grouped as the reference page (``api.md``) groups them:
+
+* attention core -- ``masking`` (one mask polarity: True = blocked), ``attention``,
+  ``multihead``, ``positional``;
+* recurrent models -- ``seq2seq``, ``seq2seq_attention``;
+* Transformer -- ``transformer`` (layers, stacks, the decoding cache);
+* task, squares -- ``squares``, ``points_transformer``;
+* task, translation -- ``datafiles`` -> ``tatoeba`` -> ``vocab`` -> ``translation`` /
+  ``recurrent_translation`` -> ``decoding``;
+* task, trajectories -- ``geo``, ``gps`` (generators), ``trajectories`` (features, metrics,
+  baselines);
+* training and evaluation -- ``train`` (the one loop), ``schedules``, ``metrics``, ``plots``;
+* exercises and the lecture's code -- ``checks``, ``lecture``.
+
+``_validate`` holds the input checks the modules share (package-private).
 """
 
 __version__ = "0.1.0"
