@@ -46,13 +46,11 @@ class Translator(Protocol):
 
     * ``max_len`` -- the most target positions the model handles;
     * ``model(src (B, S), tgt_in (B, T))`` -> logits ``(B, T, V)`` (teacher forcing);
-    * ``encode(src)`` -> ``(memory, src_key_padding_mask (B, S), weights or None)``;
-    * ``init_cache(memory, src_key_padding_mask=...)`` -> a cache with ``select(rows)``
-      (keep or repeat batch rows, for beam search);
-    * ``step(tokens (B, t), cache, src_key_padding_mask)`` ->
-      ``(logits (B, t, V), updated cache, weights or None)``.
-
-    Padding masks: True = padding = blocked.
+    * ``init_cache(src (B, S))`` -> a cache: the source encoded once, with what every step
+      needs (the memory, the source padding); immutable, with ``select(rows)`` to keep or
+      repeat batch rows (beam search);
+    * ``step(tokens (B, t), cache)`` -> ``(logits (B, t, V), updated cache, weights or
+      None)``.
     """
 
     max_len: int
@@ -60,13 +58,9 @@ class Translator(Protocol):
 
     def __call__(self, src: Tensor, tgt_in: Tensor) -> Tensor: ...
 
-    def encode(self, src: Tensor) -> tuple[Any, Tensor, Any]: ...
+    def init_cache(self, src: Tensor) -> Any: ...
 
-    def init_cache(self, memory: Any, *, src_key_padding_mask: Tensor | None = None) -> Any: ...
-
-    def step(
-        self, tokens: Tensor, cache: Any, src_key_padding_mask: Tensor
-    ) -> tuple[Tensor, Any, Any]: ...
+    def step(self, tokens: Tensor, cache: Any) -> tuple[Tensor, Any, Any]: ...
 
     def train(self, mode: bool = True) -> Any: ...
 
@@ -119,14 +113,12 @@ def greedy_decode(
     finished = torch.zeros(B, dtype=torch.bool, device=src.device)
     with _inference(model):
         if recompute != "everything":
-            memory, src_kpm, _ = model.encode(src)
-            cache = model.init_cache(memory, src_key_padding_mask=src_kpm)
+            cache = empty = model.init_cache(src)  # the source encoded once
         for _ in range(max_new_tokens):
             if recompute == "nothing":
-                logits, cache, _ = model.step(ys[:, -1:], cache, src_kpm)  # (B, 1, V)
-            elif recompute == "decoder":  # (B, t, V): the prefix from an empty cache
-                empty = model.init_cache(memory, src_key_padding_mask=src_kpm)
-                logits, _, _ = model.step(ys, empty, src_kpm)
+                logits, cache, _ = model.step(ys[:, -1:], cache)  # (B, 1, V)
+            elif recompute == "decoder":  # (B, t, V): the prefix from the empty cache
+                logits, _, _ = model.step(ys, empty)
             else:
                 logits = model(src, ys)  # (B, t, V): encoder and decoder again
             token = logits[:, -1].argmax(dim=-1)  # (B,)
@@ -160,17 +152,15 @@ def beam_search(
     B, K = src.shape[0], beam_size
     device = src.device
     with _inference(model):
-        memory, src_kpm, _ = model.encode(src)
         rows = torch.arange(B, device=device).repeat_interleave(K)  # (B * K,): beam -> sentence
-        cache = model.init_cache(memory, src_key_padding_mask=src_kpm).select(rows)
-        src_kpm = src_kpm[rows]  # (B * K, S)
+        cache = model.init_cache(src).select(rows)
         ys = torch.full((B * K, 1), SOS, dtype=torch.long, device=device)
         scores = torch.full((B, K), -math.inf, device=device)
         scores[:, 0] = 0.0  # one live hypothesis per sentence at the start
         finished = torch.zeros(B, K, dtype=torch.bool, device=device)
         lengths = torch.zeros(B, K, device=device)
         for _ in range(max_new_tokens):
-            logits, cache, _ = model.step(ys[:, -1:], cache, src_kpm)
+            logits, cache, _ = model.step(ys[:, -1:], cache)
             logp = torch.log_softmax(logits[:, -1].float(), dim=-1)  # (B * K, V)
             V = logp.shape[-1]
             done = finished.view(-1)

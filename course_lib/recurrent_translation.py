@@ -19,14 +19,10 @@ set them beside the Transformer on the same data, decoded by the same functions:
 * a linear layer turns the decoder's output ``(B, T, E)`` into logits ``(B, T, V)``,
   optionally sharing its weights with the target embedding.
 
-:class:`RecurrentTranslator` has the surface of
-:class:`~course_lib.translation.TranslationTransformer` (``encode``, ``init_cache``,
-``step``, ``forward``), so :func:`~course_lib.decoding.greedy_decode` and
-:func:`~course_lib.decoding.beam_search` decode both. Its cache is a
-:class:`RecurrentState`: the decoder's hidden state, which a GRU carries anyway, plus the
-encoder states it attends to. Padding masks: ``src_key_padding_mask`` ``(B, S)``, True =
-padding = blocked; source sentences are right-padded, as :func:`course_lib.vocab.pad` makes
-them.
+It has the decoding surface of :class:`~course_lib.translation.TranslationTransformer`
+(:class:`~course_lib.decoding.Translator`), so the same functions decode both; its cache is
+a :class:`RecurrentState`. Source sentences are right-padded, as
+:func:`course_lib.vocab.pad` makes them; padding masks are True = padding = blocked.
 """
 
 from __future__ import annotations
@@ -83,19 +79,21 @@ class RecurrentState(NamedTuple):
     """What recurrent decoding carries from step to step.
 
     ``hidden`` ``(1, B, H)`` is the decoder's state after the tokens fed so far, ``memory``
-    ``(B, S, H)`` the encoder states (fixed; only the attention decoder reads them), and
-    ``length`` the number of target tokens fed so far.
+    ``(B, S, H)`` the encoder states and ``src_key_padding_mask`` ``(B, S)`` their padding
+    (fixed; only the attention decoder reads them), and ``length`` the number of target
+    tokens fed so far.
     """
 
     hidden: Tensor  # (1, B, H)
     memory: Tensor  # (B, S, H)
+    src_key_padding_mask: Tensor  # (B, S), True = padding
     length: int
 
     def select(self, index: Tensor) -> RecurrentState:
         """Keep (or repeat) batch rows ``index`` ``(B',)``: beam search reorders its beams."""
         hidden = self.hidden[:, index]  # (1, B, H) -> (1, B', H)
         memory = self.memory[index]  # (B, S, H) -> (B', S, H)
-        return RecurrentState(hidden, memory, self.length)
+        return RecurrentState(hidden, memory, self.src_key_padding_mask[index], self.length)
 
 
 def _check_tokens(tokens: Tensor, name: str, vocab: int) -> None:
@@ -155,16 +153,15 @@ class RecurrentTranslator(nn.Module):
         if c.tie_embeddings:
             self.output.weight = self.tgt_embed.weight
 
-    def encode(self, src: Tensor, *, need_weights: bool = False) -> tuple[Tensor, Tensor, None]:
+    def encode(self, src: Tensor) -> tuple[Tensor, Tensor]:
         """Run the encoder GRU over the real tokens of each sentence.
 
         Args:
             src: ``(B, S)`` token ids, right-padded with ``<pad>``.
-            need_weights: accepted for the shared protocol; a GRU encoder has no attention.
 
         Returns:
-            ``(memory (B, S, H), src_key_padding_mask (B, S), None)``; ``memory`` is 0 at
-            padded positions and stores nothing on the module.
+            ``(memory (B, S, H), src_key_padding_mask (B, S))``; ``memory`` is 0 at padded
+            positions and stores nothing on the module.
         """
         _check_tokens(src, "src", self.config.src_vocab)
         src_key_padding_mask = src == PAD  # (B, S), True = padding
@@ -175,52 +172,19 @@ class RecurrentTranslator(nn.Module):
         memory, _ = pad_packed_sequence(
             states, batch_first=True, total_length=src.shape[1]
         )  # (B, S, H), zeros after each sentence's end
-        return memory, src_key_padding_mask, None
+        return memory, src_key_padding_mask
 
-    def init_cache(
-        self, memory: Tensor, *, src_key_padding_mask: Tensor | None = None
-    ) -> RecurrentState:
-        """The decoder's start: the encoder state after each sentence's last real token.
-
-        Args:
-            memory: ``(B, S, H)`` from :meth:`encode`.
-            src_key_padding_mask: ``(B, S)`` from :meth:`encode` (required: it says where
-                each sentence ends).
-        """
-        if src_key_padding_mask is None:
-            raise ValueError(
-                "init_cache needs src_key_padding_mask to find where each sentence ends: "
-                "pass the mask encode() returned, init_cache(memory, src_key_padding_mask=mask)"
-            )
-        H = self.config.hidden_dim
-        if not isinstance(memory, Tensor) or memory.ndim != 3 or memory.shape[-1] != H:
-            got = shape_str(memory) if isinstance(memory, Tensor) else type(memory).__name__
-            raise ValueError(f"memory must be the encoder states (B, S, H={H}), got {got}")
-        if src_key_padding_mask.shape != memory.shape[:2]:
-            raise ValueError(
-                f"src_key_padding_mask {shape_str(src_key_padding_mask)} must be (B, S) for "
-                f"memory {shape_str(memory)}"
-            )
-        lengths = _source_lengths(src_key_padding_mask)  # (B,)
+    def init_cache(self, src: Tensor) -> RecurrentState:
+        """Encode ``src`` ``(B, S)``; the decoder starts from the encoder's state after each
+        sentence's last real token."""
+        memory, src_key_padding_mask = self.encode(src)
+        lengths = (~src_key_padding_mask).sum(dim=1)  # (B,): encode checked the padding
         rows = torch.arange(memory.shape[0], device=memory.device)  # (B,)
         # (B, S, H) -> (B, H): a packed GRU's output at the last real token IS its final state
-        final = memory[rows, lengths.to(memory.device) - 1]
-        return RecurrentState(final.unsqueeze(0), memory, 0)  # (B, H) -> (1, B, H)
+        final = memory[rows, lengths - 1]
+        return RecurrentState(final.unsqueeze(0), memory, src_key_padding_mask, 0)
 
-    def step(
-        self,
-        tokens: Tensor,
-        cache: RecurrentState,
-        src_key_padding_mask: Tensor,
-        *,
-        need_weights: bool = False,
-    ) -> tuple[Tensor, RecurrentState, Tensor | None]:
-        """Feed the newest target tokens ``(B, t)`` to the decoder, starting from ``cache``.
-
-        Returns:
-            ``(logits (B, t, V), updated cache (length + t), weights (B, t, S) or None)``;
-            the weights are ``None`` without ``need_weights`` or without attention.
-        """
+    def _check_step(self, tokens: Tensor, cache: RecurrentState) -> None:
         _check_tokens(tokens, "tokens", self.config.tgt_vocab)
         if not isinstance(cache, RecurrentState):
             raise TypeError(
@@ -231,12 +195,23 @@ class RecurrentTranslator(nn.Module):
                 f"tokens hold {tokens.shape[0]} sentences but the cache {cache.hidden.shape[1]}"
                 ": decode the batch that was encoded"
             )
+
+    def step(
+        self, tokens: Tensor, cache: RecurrentState, *, need_weights: bool = False
+    ) -> tuple[Tensor, RecurrentState, Tensor | None]:
+        """Feed the newest target tokens ``(B, t)`` to the decoder, starting from ``cache``.
+
+        Returns:
+            ``(logits (B, t, V), updated cache (length + t), weights (B, t, S) or None)``;
+            the weights are ``None`` without ``need_weights`` or without attention.
+        """
+        self._check_step(tokens, cache)
         y = self.dropout(self.tgt_embed(tokens))  # (B, t, E)
         out, hidden, weights = self.decoder(
-            y, cache.hidden, cache.memory, memory_key_padding_mask=src_key_padding_mask
+            y, cache.hidden, cache.memory, memory_key_padding_mask=cache.src_key_padding_mask
         )  # (B, t, E), (1, B, H), (B, t, S) or None
         logits = self.output(out)  # (B, t, E) -> (B, t, V)
-        cache = RecurrentState(hidden, cache.memory, cache.length + tokens.shape[1])
+        cache = cache._replace(hidden=hidden, length=cache.length + tokens.shape[1])
         return logits, cache, (weights if need_weights else None)
 
     def forward(
@@ -248,15 +223,14 @@ class RecurrentTranslator(nn.Module):
             logits ``(B, T, V)``; with ``need_weights`` also the weights ``(B, T, S)``
             (``None`` for ``attention="none"``).
         """
-        memory, src_kpm, _ = self.encode(src)
+        cache = self.init_cache(src)
         _check_tokens(tgt_in, "tgt_in", self.config.tgt_vocab)
         if tgt_in.shape[0] != src.shape[0]:
             raise ValueError(
                 f"src has {src.shape[0]} sentences but tgt_in {tgt_in.shape[0]}: give one "
                 "target per source sentence"
             )
-        cache = self.init_cache(memory, src_key_padding_mask=src_kpm)
-        logits, _, weights = self.step(tgt_in, cache, src_kpm, need_weights=need_weights)
+        logits, _, weights = self.step(tgt_in, cache, need_weights=need_weights)
         if not need_weights:
             return logits
         return logits, weights

@@ -18,6 +18,7 @@ All three masks are derived from the padding token:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -29,7 +30,7 @@ from course_lib.positional import PositionalEncoding
 from course_lib.transformer import DecoderCache, TransformerDecoder, TransformerEncoder
 from course_lib.vocab import PAD
 
-__all__ = ["TranslationConfig", "TranslationTransformer", "translation_loss"]
+__all__ = ["TranslationConfig", "TranslationTransformer", "TranslationCache", "translation_loss"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,24 @@ class TranslationConfig:
     add_norm: str = "post"  # or "pre"
     max_len: int = 64
     tie_embeddings: bool = False  # share the target embedding with the output layer
+
+
+class TranslationCache(NamedTuple):
+    """What decoding carries from step to step: the decoder stack's cache (the memory's
+    projected keys and values, the self-attention keys and values so far) and the source
+    padding ``(B, S)``, True = padding."""
+
+    decoder: DecoderCache
+    src_key_padding_mask: Tensor
+
+    @property
+    def length(self) -> int:
+        """Target positions decoded so far."""
+        return self.decoder.length
+
+    def select(self, index: Tensor) -> TranslationCache:
+        """Keep (or repeat) batch rows ``index`` ``(B',)``: beam search reorders its beams."""
+        return TranslationCache(self.decoder.select(index), self.src_key_padding_mask[index])
 
 
 class TranslationTransformer(nn.Module):
@@ -118,35 +137,25 @@ class TranslationTransformer(nn.Module):
             return logits
         return logits, {"encoder": enc_weights, **dec_weights}
 
-    def init_cache(
-        self, memory: Tensor, *, src_key_padding_mask: Tensor | None = None
-    ) -> DecoderCache:
-        """The decoder's cache for a batch of encoded sentences (memory projected once).
-
-        ``src_key_padding_mask`` is accepted for the decoding protocol shared with the
-        recurrent models (:mod:`course_lib.decoding`) and unused here: the Transformer
-        receives the source padding at every :meth:`step` instead.
-        """
-        return self.decoder.init_cache(memory)
+    def init_cache(self, src: Tensor) -> TranslationCache:
+        """Encode ``src`` ``(B, S)`` once; the cache holds the memory's keys and values,
+        projected once per layer, and the source padding."""
+        memory, src_key_padding_mask, _ = self.encode(src)
+        return TranslationCache(self.decoder.init_cache(memory), src_key_padding_mask)
 
     def step(
-        self,
-        tokens: Tensor,
-        cache: DecoderCache,
-        src_key_padding_mask: Tensor,
-        *,
-        need_weights: bool = False,
-    ):
+        self, tokens: Tensor, cache: TranslationCache, *, need_weights: bool = False
+    ) -> tuple[Tensor, TranslationCache, dict | None]:
         """Logits ``(B, t, V)`` for the newest target tokens ``(B, t)``, positions
         ``cache.length ...``; returns ``(logits, updated cache, weights or None)``."""
         y = self.positional(self.tgt_embed(tokens), start=cache.length)  # (B, t, D)
-        h, cache, weights = self.decoder.step(
+        h, decoder_cache, weights = self.decoder.step(
             self.dropout(y),
-            cache,
-            memory_key_padding_mask=src_key_padding_mask,
+            cache.decoder,
+            memory_key_padding_mask=cache.src_key_padding_mask,
             need_weights=need_weights,
         )
-        return self.output(h), cache, weights
+        return self.output(h), cache._replace(decoder=decoder_cache), weights
 
 
 def translation_loss(

@@ -47,8 +47,8 @@ def test_shapes_decoders_and_tied_embeddings(attention):
         assert weights is None
     else:
         assert weights.shape == (6, 4, 5)
-    memory, mask, enc_weights = model.encode(batch())
-    assert memory.shape == (6, 5, 12) and enc_weights is None
+    memory, mask = model.encode(batch())
+    assert memory.shape == (6, 5, 12)
     assert torch.equal(mask, batch() == PAD)
     assert torch.all(memory[mask] == 0)  # no state at padded positions
 
@@ -59,11 +59,10 @@ def test_step_by_step_equals_teacher_forcing(attention):
     src, tgt = batch(1), targets(1)
     with torch.no_grad():
         full, full_weights = model(src, tgt, need_weights=True)
-        memory, mask, _ = model.encode(src)
-        cache = model.init_cache(memory, src_key_padding_mask=mask)
+        cache = model.init_cache(src)
         steps, step_weights = [], []
         for t in range(tgt.shape[1]):
-            logits, cache, w = model.step(tgt[:, t : t + 1], cache, mask, need_weights=True)
+            logits, cache, w = model.step(tgt[:, t : t + 1], cache, need_weights=True)
             steps.append(logits)
             step_weights.append(w)
         assert cache.length == tgt.shape[1]
@@ -73,9 +72,9 @@ def test_step_by_step_equals_teacher_forcing(attention):
                 torch.cat(step_weights, dim=1), full_weights, rtol=0, atol=1e-6
             )
         # two tokens at once, then the rest: the same numbers
-        cache = model.init_cache(memory, src_key_padding_mask=mask)
-        first, cache, _ = model.step(tgt[:, :2], cache, mask)
-        rest, cache, _ = model.step(tgt[:, 2:], cache, mask)
+        cache = model.init_cache(src)
+        first, cache, _ = model.step(tgt[:, :2], cache)
+        rest, cache, _ = model.step(tgt[:, 2:], cache)
         torch.testing.assert_close(torch.cat([first, rest], dim=1), full, rtol=0, atol=1e-6)
 
 
@@ -83,8 +82,8 @@ def test_step_by_step_equals_teacher_forcing(attention):
 def test_the_start_state_is_the_final_state_of_each_sentence(attention):
     model = small(attention).eval()
     src = batch(2)
-    memory, mask, _ = model.encode(src)
-    cache = model.init_cache(memory, src_key_padding_mask=mask)
+    cache = model.init_cache(src)
+    assert torch.equal(cache.src_key_padding_mask, src == PAD)
     for i in range(len(src)):
         length = int((src[i] != PAD).sum())
         _, final = model.encoder(model.src_embed(src[i : i + 1, :length]))  # (1, 1, H)
@@ -145,12 +144,12 @@ def test_beam_of_one_is_greedy_and_beams_reorder_the_state(attention):
         beam_search(model, src, beam_size=1, max_new_tokens=8, length_penalty=0.0), greedy
     )
     assert beam_search(model, src, beam_size=3, max_new_tokens=8).shape[0] == 6
-    memory, mask, _ = model.encode(src)
-    state = model.init_cache(memory, src_key_padding_mask=mask)
+    state = model.init_cache(src)
     picked = state.select(torch.tensor([2, 2, 0]))
     assert isinstance(picked, RecurrentState) and picked.hidden.shape == (1, 3, 12)
     assert torch.equal(picked.hidden[0, 1], state.hidden[0, 2])
     assert torch.equal(picked.memory[2], state.memory[0])
+    assert torch.equal(picked.src_key_padding_mask[2], state.src_key_padding_mask[0])
 
 
 def test_greedy_stops_each_sentence_at_eos():
@@ -185,16 +184,13 @@ def test_errors():
         model(torch.tensor([[PAD, 5, 6]]), tgt[:1])
     with pytest.raises(ValueError, match="all <pad>"):
         model(torch.tensor([[5, 6], [PAD, PAD]]), tgt[:2])
-    memory, mask, _ = model.encode(src)
-    with pytest.raises(ValueError, match="needs src_key_padding_mask"):
-        model.init_cache(memory)
-    with pytest.raises(ValueError, match="must be \\(B, S\\)"):
-        model.init_cache(memory, src_key_padding_mask=mask[:, :2])
-    cache = model.init_cache(memory, src_key_padding_mask=mask)
+    with pytest.raises(ValueError, match="right-padded"):
+        model.init_cache(torch.tensor([[PAD, 5, 6]]))
+    cache = model.init_cache(src)
     with pytest.raises(TypeError, match="RecurrentState"):
-        model.step(tgt[:, :1], (cache.hidden, cache.memory), mask)
+        model.step(tgt[:, :1], (cache.hidden, cache.memory))
     with pytest.raises(ValueError, match="decode the batch that was encoded"):
-        model.step(tgt[:2, :1], cache, mask)
+        model.step(tgt[:2, :1], cache)
     with pytest.raises(ValueError, match="lower max_new_tokens"):
         greedy_decode(model, src, max_new_tokens=16)
 

@@ -165,3 +165,23 @@ def test_translate_turns_sentences_into_sentences_batch_by_batch():
     assert len(translate(model, sentences, src_vocab, tgt_vocab, decode=beam2)) == 4
     with pytest.raises(ValueError, match="batch_size"):
         translate(model, sentences, src_vocab, tgt_vocab, batch_size=0)
+
+
+def test_the_cache_carries_the_source_padding_and_steps_match_teacher_forcing():
+    from course_lib.translation import TranslationCache
+
+    model = small().eval()
+    src = batch()
+    tgt = torch.cat([torch.full((6, 1), SOS), torch.randint(4, V, (6, 3))], dim=1)
+    with torch.no_grad():
+        full = model(src, tgt)
+        cache = model.init_cache(src)
+        assert isinstance(cache, TranslationCache) and cache.length == 0
+        assert torch.equal(cache.src_key_padding_mask, src == PAD)
+        first, cache, _ = model.step(tgt[:, :1], cache)
+        rest, cache, _ = model.step(tgt[:, 1:], cache)
+    assert cache.length == 4
+    torch.testing.assert_close(torch.cat([first, rest], dim=1), full, rtol=0, atol=1e-5)
+    picked = cache.select(torch.tensor([1, 1, 0]))
+    assert torch.equal(picked.src_key_padding_mask[0], cache.src_key_padding_mask[1])
+    assert picked.length == 4
