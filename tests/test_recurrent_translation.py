@@ -1,13 +1,13 @@
-"""The recurrent translation models (GRU, GRU + Bahdanau attention) and the shared decoders."""
+"""The recurrent translation models (GRU, GRU + Bahdanau attention); decoding: test_decoding.py."""
 
 import pytest
 import torch
 
-from course_lib.decoding import beam_search, greedy_decode
+from course_lib.decoding import greedy_decode
 from course_lib.recurrent_translation import RecurrentConfig, RecurrentState, RecurrentTranslator
 from course_lib.seq2seq import Decoder
 from course_lib.seq2seq_attention import BahdanauDecoder
-from course_lib.vocab import EOS, PAD, SOS
+from course_lib.vocab import PAD, SOS
 
 V = 12  # 4 specials + 8 words
 KINDS = ["none", "bahdanau"]
@@ -122,43 +122,15 @@ def test_bahdanau_weights_are_distributions_over_the_real_source_tokens():
 
 
 @pytest.mark.parametrize("attention", KINDS)
-def test_cached_greedy_equals_recomputing_greedy(attention):
-    model = small(attention, dropout=0.3)
-    model.train()
-    src = batch(5, b=8)
-    cached = greedy_decode(model, src, max_new_tokens=10)
-    for recompute in ("decoder", "everything"):
-        recomputed = greedy_decode(model, src, max_new_tokens=10, recompute=recompute)
-        assert torch.equal(cached, recomputed), recompute
-    with pytest.raises(ValueError, match="recompute must be one of"):
-        greedy_decode(model, src, max_new_tokens=10, recompute="encoder")
-    assert model.training  # the mode it found
-
-
-@pytest.mark.parametrize("attention", KINDS)
-def test_beam_of_one_is_greedy_and_beams_reorder_the_state(attention):
+def test_beams_reorder_the_state(attention):
     model = small(attention, seed=6).eval()
     src = batch(6)
-    greedy = greedy_decode(model, src, max_new_tokens=8)
-    assert torch.equal(
-        beam_search(model, src, beam_size=1, max_new_tokens=8, length_penalty=0.0), greedy
-    )
-    assert beam_search(model, src, beam_size=3, max_new_tokens=8).shape[0] == 6
     state = model.init_cache(src)
     picked = state.select(torch.tensor([2, 2, 0]))
     assert isinstance(picked, RecurrentState) and picked.hidden.shape == (1, 3, 12)
     assert torch.equal(picked.hidden[0, 1], state.hidden[0, 2])
     assert torch.equal(picked.memory[2], state.memory[0])
     assert torch.equal(picked.src_key_padding_mask[2], state.src_key_padding_mask[0])
-
-
-def test_greedy_stops_each_sentence_at_eos():
-    model = small("bahdanau", seed=2)
-    with torch.no_grad():
-        model.output.bias.zero_()
-        model.output.bias[EOS] = 100.0  # every sentence ends at once
-    out = greedy_decode(model, batch(), max_new_tokens=10)
-    assert out.shape == (6, 1) and torch.all(out == EOS)
 
 
 def test_errors():

@@ -1,0 +1,132 @@
+"""Greedy decoding, beam search and translate, over both kinds of translator.
+
+The decoding functions see a model only through the ``Translator`` protocol, so every test
+here runs on the Transformer (post- and pre-LN) and on the GRU (plain and with attention).
+"""
+
+import pytest
+import torch
+
+from course_lib.decoding import beam_search, greedy_decode, translate
+from course_lib.recurrent_translation import RecurrentConfig, RecurrentTranslator
+from course_lib.translation import TranslationConfig, TranslationTransformer
+from course_lib.vocab import EOS, PAD, SOS, Vocab, pad
+
+V = 12  # 4 specials + 8 words
+KINDS = ["post", "pre", "gru", "bahdanau"]
+
+
+def small(kind, seed=0, dropout=0.0):
+    torch.manual_seed(seed)
+    if kind in ("post", "pre"):
+        sizes = {"d_model": 16, "num_heads": 2, "d_ff": 32, "add_norm": kind}
+        return TranslationTransformer(TranslationConfig(V, V, dropout=dropout, max_len=16, **sizes))
+    attention = "none" if kind == "gru" else "bahdanau"
+    config = RecurrentConfig(
+        V, V, embed_dim=8, hidden_dim=12, attention=attention, dropout=dropout, max_len=16
+    )
+    return RecurrentTranslator(config)
+
+
+def batch(seed=0, b=6, s=5):
+    g = torch.Generator().manual_seed(seed)
+    src = torch.randint(4, V, (b, s), generator=g)
+    src[1, 3:] = PAD  # shorter sentences
+    src[4, 1:] = PAD
+    return src
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_cached_greedy_equals_recomputing_greedy(kind):
+    model = small(kind, dropout=0.3)
+    model.train()
+    src = batch(1, b=8)
+    cached = greedy_decode(model, src, max_new_tokens=10)
+    for recompute in ("decoder", "everything"):
+        recomputed = greedy_decode(model, src, max_new_tokens=10, recompute=recompute)
+        assert torch.equal(cached, recomputed), recompute
+    with pytest.raises(ValueError, match="recompute must be one of"):
+        greedy_decode(model, src, max_new_tokens=10, recompute="encoder")
+    assert model.training  # the mode it found
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_greedy_stops_each_sentence_at_eos(kind):
+    model = small(kind, seed=2)
+    with torch.no_grad():
+        model.output.bias.zero_()
+        model.output.bias[EOS] = 100.0  # every sentence ends at once
+    out = greedy_decode(model, batch(), max_new_tokens=10)
+    assert out.shape == (6, 1) and torch.all(out == EOS)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_beam_of_one_is_greedy(kind):
+    model = small(kind, seed=3).eval()
+    src = batch(3)
+    assert torch.equal(
+        beam_search(model, src, beam_size=1, max_new_tokens=8, length_penalty=0.0),
+        greedy_decode(model, src, max_new_tokens=8),
+    )
+    assert beam_search(model, src, beam_size=3, max_new_tokens=8).shape[0] == 6
+
+
+@pytest.mark.parametrize("kind", ["post", "bahdanau"])
+def test_a_beam_as_wide_as_the_vocabulary_finds_the_best_two_token_output(kind):
+    """With K = V every one-token prefix survives, so after two steps the beam has seen all
+    V x V outputs: it must return the most probable one (raw log-probability, alpha = 0)."""
+    model = small(kind, seed=5).eval()
+    src = batch(5)
+    with torch.no_grad():
+        first = model(src, torch.full((len(src), 1), SOS)).log_softmax(-1)[:, 0]  # (B, V)
+        best = []
+        for i in range(len(src)):
+            prefixes = torch.stack([torch.full((V,), SOS), torch.arange(V)], dim=1)  # (V, 2)
+            second = model(src[i : i + 1].expand(V, -1), prefixes).log_softmax(-1)[:, 1]
+            total = first[i][:, None] + second  # (V, V): log p(t1) + log p(t2 | t1)
+            total[EOS] = first[i][EOS]  # after <eos> nothing more is scored
+            flat = total.flatten().argmax()
+            best.append([int(flat // V), int(flat % V)])
+    out = beam_search(model, src, beam_size=V, max_new_tokens=2, length_penalty=0.0)
+    for i, (t1, t2) in enumerate(best):
+        expected = [t1, PAD] if t1 == EOS else [t1, t2]
+        assert out[i].tolist() == expected
+
+
+@pytest.mark.parametrize("kind", ["post", "gru"])
+def test_translate_turns_sentences_into_sentences_batch_by_batch(kind):
+    src_vocab = tgt_vocab = Vocab(["a b c d e f g h"])  # 12 tokens, as the model's V
+    model = small(kind)
+
+    def greedy(m, src):
+        return greedy_decode(m, src, max_new_tokens=10)
+
+    sentences = ["a b c", "h g", "d e f g h", "b"]
+    one_batch = translate(model, sentences, src_vocab, tgt_vocab, decode=greedy, batch_size=4)
+    singly = translate(model, sentences, src_vocab, tgt_vocab, decode=greedy, batch_size=1)
+    assert singly == one_batch
+    expected = [
+        tgt_vocab.decode(row.tolist())
+        for row in greedy(model, pad([src_vocab.encode(s) for s in sentences]))
+    ]
+    assert one_batch == expected and all(isinstance(s, str) for s in one_batch)
+
+    def beam2(m, src):
+        return beam_search(m, src, beam_size=2, max_new_tokens=5)
+
+    assert len(translate(model, sentences, src_vocab, tgt_vocab, decode=beam2)) == 4
+    with pytest.raises(ValueError, match="batch_size"):
+        translate(model, sentences, src_vocab, tgt_vocab, batch_size=0)
+
+
+@pytest.mark.parametrize("kind", ["pre", "bahdanau"])
+def test_decoding_errors(kind):
+    model = small(kind)
+    with pytest.raises(ValueError, match="lower max_new_tokens"):
+        greedy_decode(model, batch(), max_new_tokens=16)
+    with pytest.raises(ValueError, match="max_new_tokens must be a positive integer"):
+        greedy_decode(model, batch(), max_new_tokens=0)
+    with pytest.raises(TypeError, match="long tensor"):
+        greedy_decode(model, batch().float(), max_new_tokens=8)
+    with pytest.raises(ValueError, match="beam_size"):
+        beam_search(model, batch(), beam_size=0, max_new_tokens=8)
