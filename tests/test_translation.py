@@ -1,4 +1,4 @@
-"""The translation Transformer, its loss, and greedy / cached / beam decoding."""
+"""The translation Transformer and its loss; decoding is tested in test_decoding.py."""
 
 import pytest
 import torch
