@@ -23,46 +23,9 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from course_lib._validate import shape_str
+from course_lib._validate import check_mask, check_positive_int, shape_str
 
-__all__ = [
-    "check_mask",
-    "masked_softmax",
-    "padding_mask",
-    "causal_mask",
-    "as_additive",
-    "combine_masks",
-    "merge_masks",
-]
-
-
-def check_mask(
-    mask: Tensor, scores_shape: torch.Size | tuple[int, ...], name: str = "mask"
-) -> None:
-    """Raise a clear error unless ``mask`` is boolean or float and broadcasts to the scores.
-
-    Args:
-        mask: the mask to check.
-        scores_shape: shape of the attention scores ``(..., T, S)``.
-        name: the argument's name, for the message.
-    """
-    if not isinstance(mask, Tensor):
-        raise TypeError(f"{name} must be a tensor, got {type(mask).__name__}")
-    if mask.dtype != torch.bool and not torch.is_floating_point(mask):
-        raise TypeError(
-            f"{name} must be boolean (True = blocked) or float (added to the scores), "
-            f"got {mask.dtype}; for 0/1 masks use mask.bool()"
-        )
-    try:
-        shape = torch.broadcast_shapes(mask.shape, tuple(scores_shape))
-    except RuntimeError:
-        shape = None
-    if shape != tuple(scores_shape):
-        raise ValueError(
-            f"{name} of shape {shape_str(mask)} does not fit the attention scores of shape "
-            f"(..., T, S) = {tuple(scores_shape)}: it must broadcast to them, e.g. (T, S), "
-            f"(B, T, S) or (B, 1, S)"
-        )
+__all__ = ["masked_softmax", "padding_mask", "causal_mask", "merge_masks"]
 
 
 def _lengths_mask(valid_lens: Tensor, scores: Tensor) -> Tensor:
@@ -149,23 +112,20 @@ def padding_mask(x: Tensor, pad_id: int | None = None, max_len: int | None = Non
 
 def causal_mask(size: int, device: torch.device | str | None = None) -> Tensor:
     """``(T, T)`` mask, True above the diagonal: query ``t`` may not see keys after ``t``."""
-    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-        raise ValueError(f"size must be a positive integer, got {size!r}")
+    check_positive_int(size, "size")
     return torch.ones(size, size, dtype=torch.bool, device=device).triu(diagonal=1)
 
 
-def as_additive(mask: Tensor, *, dtype: torch.dtype) -> Tensor:
-    """A float mask of ``dtype`` (the scores' dtype) to add to the scores: ``-inf`` where a
-    boolean mask is True. A float mask is returned converted to ``dtype``."""
-    if not torch.empty(0, dtype=dtype).is_floating_point():
-        raise TypeError(f"dtype must be a floating-point type, got {dtype}")
+def _as_additive(mask: Tensor, dtype: torch.dtype) -> Tensor:
+    """A float mask of ``dtype`` to add to the scores: ``-inf`` where a boolean mask is True."""
     if mask.dtype != torch.bool:
         return mask.to(dtype)
     return torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(mask, float("-inf"))
 
 
 def combine_masks(a: Tensor | None, b: Tensor | None) -> Tensor | None:
-    """Block what either mask blocks; ``None`` stands for no mask.
+    """Block what either mask blocks; ``None`` stands for no mask. (Not in ``__all__``: the
+    building block of :func:`merge_masks` and of ``MultiHeadAttention``'s per-head masks.)
 
     Two booleans give a boolean (True = blocked); otherwise a float mask (of the float
     masks' promoted dtype) to add to the scores. Shapes must broadcast together.
@@ -188,7 +148,7 @@ def combine_masks(a: Tensor | None, b: Tensor | None) -> Tensor | None:
         return a | b
     floats = [m.dtype for m in (a, b) if m.dtype != torch.bool]
     dtype = torch.promote_types(floats[0], floats[-1])
-    return as_additive(a, dtype=dtype) + as_additive(b, dtype=dtype)
+    return _as_additive(a, dtype) + _as_additive(b, dtype)
 
 
 def merge_masks(attn_mask: Tensor | None, key_padding_mask: Tensor | None) -> Tensor | None:

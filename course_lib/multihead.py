@@ -1,7 +1,7 @@
 """Multi-head attention, batch first, with an explicit key/value cache.
 
-Letters: ``B`` batch, ``T`` queries, ``S`` keys, ``D`` model width, ``Nh`` heads,
-``Dh = D / Nh`` the width of one head.
+Letters: ``B`` batch, ``T`` queries, ``S`` keys (``L`` either length), ``D`` model width,
+``Nh`` heads, ``Dh = D / Nh`` the width of one head.
 
 :class:`MultiHeadAttention` has the contract of ``nn.MultiheadAttention(batch_first=True)``
 (the tests check equality to 1e-9 in float64) and returns its weights instead of keeping
@@ -25,7 +25,13 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from course_lib._validate import check_dropout, check_floating, shape_str
+from course_lib._validate import (
+    check_dropout,
+    check_floating,
+    check_positive_int,
+    check_width,
+    shape_str,
+)
 from course_lib.attention import scaled_dot_product_attention
 from course_lib.masking import combine_masks
 
@@ -73,7 +79,9 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True):
         super().__init__()
-        if num_heads < 1 or d_model % num_heads != 0:
+        check_positive_int(d_model, "d_model")
+        check_positive_int(num_heads, "num_heads")
+        if d_model % num_heads != 0:
             raise ValueError(
                 f"d_model={d_model} must be divisible by num_heads={num_heads}: each head gets "
                 f"d_model / num_heads features. Try num_heads in "
@@ -95,14 +103,20 @@ class MultiHeadAttention(nn.Module):
 
     # -- checks and reshapes ----------------------------------------------------------------
 
-    def _check(self, **tensors: Tensor) -> None:
+    def _check_inputs(self, cache: KeyValue | None = None, **tensors: Tensor) -> None:
+        """The checks of the four entry points: floating-point ``(B, length, D)`` tensors of
+        one batch size ``B`` (the ``cache``'s too), and one value per key."""
         check_floating(**tensors)
         for name, t in tensors.items():
-            if t.ndim != 3 or t.shape[-1] != self.d_model:
-                raise ValueError(
-                    f"{name} must be batch-first (B, length, d_model={self.d_model}), got "
-                    f"{shape_str(t)}"
-                )
+            check_width(t, self.d_model, name, label="d_model")
+        shapes = ", ".join(f"{name} {shape_str(t)}" for name, t in tensors.items())
+        B = next(iter(tensors.values())).shape[0]
+        if any(t.shape[0] != B for t in tensors.values()):
+            raise ValueError(f"{', '.join(tensors)} must share the batch size: {shapes}")
+        if "value" in tensors and tensors["value"].shape[1] != tensors["key"].shape[1]:
+            raise ValueError(f"key and value must have the same length S: {shapes}")
+        if cache is not None and cache.key.shape[0] != B:
+            raise ValueError(f"the cache holds {cache.key.shape[0]} sequences but {shapes}")
 
     def _split(self, x: Tensor) -> Tensor:
         B, L, _ = x.shape
@@ -160,7 +174,7 @@ class MultiHeadAttention(nn.Module):
             return output, None
         return output, (weights.mean(dim=1) if average_attn_weights else weights)
 
-    # -- the three entry points ---------------------------------------------------------------
+    # -- the four entry points ----------------------------------------------------------------
 
     def forward(
         self,
@@ -173,12 +187,7 @@ class MultiHeadAttention(nn.Module):
         need_weights: bool = True,
         average_attn_weights: bool = True,
     ) -> tuple[Tensor, Tensor | None]:
-        self._check(query=query, key=key, value=value)
-        if key.shape[0] != query.shape[0] or value.shape[:2] != key.shape[:2]:
-            raise ValueError(
-                f"query, key and value must share the batch size and key and value the length: "
-                f"query {shape_str(query)}, key {shape_str(key)}, value {shape_str(value)}"
-            )
+        self._check_inputs(query=query, key=key, value=value)
         if query is key and key is value:
             q, kv = self._project_self(query)
         else:
@@ -196,7 +205,7 @@ class MultiHeadAttention(nn.Module):
 
     def project_kv(self, key: Tensor, value: Tensor) -> KeyValue:
         """Keys and values projected and split into heads once, for many later queries."""
-        self._check(key=key, value=value)
+        self._check_inputs(key=key, value=value)
         return KeyValue(self._split(self.k_proj(key)), self._split(self.v_proj(value)))
 
     def attend(
@@ -210,11 +219,7 @@ class MultiHeadAttention(nn.Module):
         average_attn_weights: bool = True,
     ) -> tuple[Tensor, Tensor | None]:
         """Like ``forward``, with keys and values from :meth:`project_kv`."""
-        self._check(query=query)
-        if kv.key.shape[0] != query.shape[0]:
-            raise ValueError(
-                f"the cache holds {kv.key.shape[0]} sequences but the query {len(query)}"
-            )
+        self._check_inputs(kv, query=query)
         return self._attend(
             self._split(self.q_proj(query)),
             kv,
@@ -235,12 +240,10 @@ class MultiHeadAttention(nn.Module):
         """Causal self-attention for the newest positions ``x`` ``(B, t, D)`` of a sequence
         whose earlier positions are in ``cache``: they attend to the past and to each other
         (causally); returns ``(output, weights, cache with x's keys and values appended)``."""
-        self._check(x=x)
+        self._check_inputs(cache, x=x)
         q, kv = self._project_self(x)
         past = 0 if cache is None else cache.key.shape[2]
         if cache is not None:
-            if cache.key.shape[0] != x.shape[0]:
-                raise ValueError(f"the cache holds {cache.key.shape[0]} sequences, x {len(x)}")
             kv = cache.append(kv)
         t = x.shape[1]
         # new query i (position past + i) may see keys 0 .. past + i: (t, past + t), True above

@@ -3,9 +3,11 @@
 Batch first. Letters: ``B`` batch, ``S`` source length, ``T`` target length, ``F`` features
 per point, ``D`` model width. Masks: True = blocked.
 
-Points are embedded by a linear layer (``F -> D``), position-encoded (scaled by
-``sqrt(D)`` first, see :class:`~course_lib.positional.PositionalEncoding`), passed through
-the stacks of :mod:`course_lib.transformer`, and mapped back to points (``D -> F``).
+Points are embedded by a linear layer (``src_embed``, ``tgt_embed``: ``F -> D``),
+position-encoded (scaled by ``sqrt(D)`` first, see
+:class:`~course_lib.positional.PositionalEncoding`), passed through the stacks of
+:mod:`course_lib.transformer`, and mapped back to points by the linear layer ``output``
+(``D -> F``). The names are those of :mod:`course_lib.translation`.
 """
 
 from __future__ import annotations
@@ -59,8 +61,10 @@ class SelfAttentionEncoderDecoder(nn.Module):
 
     Shape:
         source ``(B, S, F)``, target ``(B, T, F)`` -> predictions ``(B, T, F)``; with
-        ``need_weights=True`` also a dict of per-layer weight lists: ``"encoder"``
-        ``(B, Nh, S, S)``, ``"decoder"`` ``(B, Nh, T, T)`` and ``"cross"`` ``(B, Nh, T, S)``.
+        ``need_weights=True`` also a dict of per-layer weight lists, keyed as in
+        :class:`~course_lib.translation.TranslationTransformer`: ``"encoder"``
+        ``(B, Nh, S, S)``, ``"self"`` (the decoder's self-attention) ``(B, Nh, T, T)`` and
+        ``"cross"`` ``(B, Nh, T, S)``.
     """
 
     def __init__(self, config: SelfAttentionConfig = SelfAttentionConfig()) -> None:
@@ -69,12 +73,12 @@ class SelfAttentionEncoderDecoder(nn.Module):
         if c.start not in ("last", "origin"):
             raise ValueError(f"start must be 'last' or 'origin', got {c.start!r}")
         stack_args = (c.d_model, c.num_heads, c.d_ff, c.num_layers, c.dropout, c.add_norm)
-        self.embed_source = nn.Linear(c.n_features, c.d_model)
-        self.embed_target = nn.Linear(c.n_features, c.d_model)
+        self.src_embed = nn.Linear(c.n_features, c.d_model)
+        self.tgt_embed = nn.Linear(c.n_features, c.d_model)
         self.positional = PositionalEncoding(c.max_len, c.d_model) if c.positional else None
         self.encoder = TransformerEncoder(*stack_args)
         self.decoder = TransformerDecoder(*stack_args)
-        self.head = nn.Linear(c.d_model, c.n_features)
+        self.output = nn.Linear(c.d_model, c.n_features)
 
     def _embed(self, x: Tensor, embed: nn.Linear) -> Tensor:
         h = embed(x)  # (B, L, F) -> (B, L, D)
@@ -89,7 +93,7 @@ class SelfAttentionEncoderDecoder(nn.Module):
     ) -> tuple[Tensor, list | None]:
         """The encoder's output ``(B, S, D)`` and its weights per layer."""
         return self.encoder(
-            self._embed(source, self.embed_source),
+            self._embed(source, self.src_embed),
             src_key_padding_mask=src_key_padding_mask,
             need_weights=need_weights,
         )
@@ -103,7 +107,7 @@ class SelfAttentionEncoderDecoder(nn.Module):
         need_weights: bool = False,
     ) -> tuple[Tensor, dict | None]:
         """Predicted points ``(B, T, F)`` for decoder inputs ``(B, T, F)``, under a causal mask."""
-        h = self._embed(inputs, self.embed_target)
+        h = self._embed(inputs, self.tgt_embed)
         mask = causal_mask(inputs.shape[1], device=inputs.device)  # (T, T), True above the diagonal
         h, weights = self.decoder(
             h,
@@ -112,7 +116,7 @@ class SelfAttentionEncoderDecoder(nn.Module):
             memory_key_padding_mask=memory_key_padding_mask,
             need_weights=need_weights,
         )
-        return self.head(h), weights  # (B, T, D) -> (B, T, F)
+        return self.output(h), weights  # (B, T, D) -> (B, T, F)
 
     def _start(self, source: Tensor) -> Tensor:
         """The first decoder input ``(B, 1, F)``: the last source point, or the origin."""
@@ -150,8 +154,4 @@ class SelfAttentionEncoderDecoder(nn.Module):
             predictions = inputs[:, 1:]  # drop the start point: (B, T, F)
         if not need_weights:
             return predictions
-        return predictions, {
-            "encoder": enc_weights,
-            "decoder": dec_weights["self"],
-            "cross": dec_weights["cross"],
-        }
+        return predictions, {"encoder": enc_weights, **dec_weights}

@@ -17,7 +17,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from course_lib._validate import shape_str
+from course_lib._validate import check_non_negative_int, check_positive_int, check_width
 
 __all__ = ["sinusoidal_encoding", "PositionalEncoding"]
 
@@ -27,8 +27,8 @@ def sinusoidal_encoding(max_len: int, d_model: int, base: float = 10000.0) -> Te
 
     Even columns hold sines, odd columns cosines; an odd ``d_model`` ends with a sine.
     """
-    if max_len < 1 or d_model < 1:
-        raise ValueError(f"max_len and d_model must be positive, got {max_len} and {d_model}")
+    check_positive_int(max_len, "max_len")
+    check_positive_int(d_model, "d_model")
     position = torch.arange(max_len, dtype=torch.float32).unsqueeze(1)  # (max_len, 1)
     # 1 / base^(2i / D) for i = 0 .. ceil(D/2) - 1: one angular speed per sine/cosine pair
     angular_speed = torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(base) / d_model))
@@ -62,15 +62,12 @@ class PositionalEncoding(nn.Module):
     def __init__(self, max_len: int, d_model: int) -> None:
         super().__init__()
         self.max_len, self.d_model = max_len, d_model
-        self.register_buffer("pe", sinusoidal_encoding(max_len, d_model).unsqueeze(0))  # (1, L, D)
+        table = sinusoidal_encoding(max_len, d_model).unsqueeze(0)  # (1, max_len, D)
+        self.register_buffer("pe", table)
 
     def forward(self, x: Tensor, start: int = 0) -> Tensor:
-        if x.ndim != 3 or x.shape[-1] != self.d_model:
-            raise ValueError(
-                f"x must be batch-first (B, T, d_model={self.d_model}), got {shape_str(x)}"
-            )
-        if isinstance(start, bool) or not isinstance(start, int) or start < 0:
-            raise ValueError(f"start must be a non-negative integer position, got {start!r}")
+        check_width(x, self.d_model, "x", label="d_model")
+        check_non_negative_int(start, "start")
         end = start + x.shape[1]
         if end > self.max_len:
             raise ValueError(

@@ -97,7 +97,7 @@ class DecoderStep(nn.Module):
 
 
 class Decoder(DecoderStep):
-    """A GRU plus a linear layer that turns each hidden state into a predicted point.
+    """A GRU plus a linear layer, ``output``, that turns each hidden state into a point.
 
     Args:
         n_features: features per step ``F`` (input and output).
@@ -117,7 +117,7 @@ class Decoder(DecoderStep):
         self.n_features = n_features
         self.hidden_dim = hidden_dim
         self.gru = nn.GRU(n_features, hidden_dim, batch_first=True)
-        self.regression = nn.Linear(hidden_dim, n_features)
+        self.output = nn.Linear(hidden_dim, n_features)
 
     def forward(
         self,
@@ -129,7 +129,7 @@ class Decoder(DecoderStep):
     ) -> tuple[Tensor, Tensor, None]:
         self.check_step(x, hidden, memory)
         outputs, hidden = self.gru(x, hidden)  # (B, T, H), (1, B, H)
-        return self.regression(outputs), hidden, None  # (B, T, F)
+        return self.output(outputs), hidden, None  # (B, T, F)
 
 
 class EncoderDecoder(nn.Module):

@@ -31,7 +31,8 @@ class AttentionDecoder(DecoderStep):
 
     At each step the GRU reads the input; its output is the **query**. The keys are the
     projected encoder states and the values the encoder states themselves. The context
-    vector is concatenated with the query and a linear layer predicts the point.
+    vector is concatenated with the query and a linear layer, ``output``, predicts the point
+    (the lecture calls it ``regression``).
 
     Args:
         n_features: features per step ``F``.
@@ -49,8 +50,8 @@ class AttentionDecoder(DecoderStep):
         self.n_features = n_features
         self.hidden_dim = hidden_dim
         self.gru = nn.GRU(n_features, hidden_dim, batch_first=True)
-        self.attention = Attention(hidden_dim)
-        self.regression = nn.Linear(2 * hidden_dim, n_features)
+        self.attention = Attention(proj_dim=hidden_dim)
+        self.output = nn.Linear(2 * hidden_dim, n_features)
 
     def forward(
         self,
@@ -65,7 +66,7 @@ class AttentionDecoder(DecoderStep):
         context, weights = self.attention(
             queries, memory, key_padding_mask=memory_key_padding_mask
         )  # (B, T, H), (B, T, S)
-        out = self.regression(torch.cat([context, queries], dim=-1))  # (B, T, 2H) -> (B, T, F)
+        out = self.output(torch.cat([context, queries], dim=-1))  # (B, T, 2H) -> (B, T, F)
         return out, hidden, weights
 
 
@@ -93,9 +94,9 @@ class BahdanauDecoder(DecoderStep):
         super().__init__()
         self.n_features = n_features
         self.hidden_dim = hidden_dim
-        self.attention = AdditiveAttention(hidden_dim, hidden_dim, attn_dim or hidden_dim)
+        self.attention = AdditiveAttention(hidden_dim, hidden_dim, attn_dim=attn_dim or hidden_dim)
         self.gru = nn.GRU(n_features + hidden_dim, hidden_dim, batch_first=True)
-        self.regression = nn.Linear(hidden_dim, n_features)
+        self.output = nn.Linear(hidden_dim, n_features)
 
     def forward(
         self,
@@ -114,6 +115,6 @@ class BahdanauDecoder(DecoderStep):
             )  # (B, 1, H), (B, 1, S)
             step_input = torch.cat([x[:, t : t + 1], context], dim=-1)  # (B, 1, F + H)
             output, hidden = self.gru(step_input, hidden)  # (B, 1, H), (1, B, H)
-            outputs.append(self.regression(output))  # (B, 1, F)
+            outputs.append(self.output(output))  # (B, 1, F)
             weights.append(w)
         return torch.cat(outputs, dim=1), hidden, torch.cat(weights, dim=1)  # (B, T, F), (B, T, S)

@@ -10,7 +10,7 @@ sublayer's output joins its input:
 
 * ``"post"`` -- ``LayerNorm(x + sublayer(x))``, the original Transformer's Add & Norm;
 * ``"pre"``  -- ``x + sublayer(LayerNorm(x))``, easier to train in deep stacks; a stack of
-  pre-LN layers ends with one more LayerNorm (:class:`TransformerEncoder` adds it);
+  pre-LN layers ends with one more LayerNorm, which both stacks add;
 * ``None``   -- ``sublayer(x)``, no residual and no normalisation: the lecture's first
   self-attention model.
 
@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from torch import Tensor, nn
 
-from course_lib._validate import check_dropout, shape_str
+from course_lib._validate import check_dropout, check_positive_int, check_width
 from course_lib.multihead import KeyValue, MultiHeadAttention
 
 __all__ = [
@@ -42,7 +42,8 @@ ADD_NORM = ("post", "pre", None)
 
 
 class FeedForward(nn.Module):
-    """Position-wise feed-forward network: ``Linear(D, d_ff) -> ReLU -> Linear(d_ff, D)``."""
+    """Position-wise feed-forward network: two linear layers with a ReLU between them, for
+    every step on its own; ``dropout`` acts on the ``d_ff`` hidden features, as in PyTorch."""
 
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0) -> None:
         super().__init__()
@@ -51,49 +52,15 @@ class FeedForward(nn.Module):
         )
 
     def forward(self, x: Tensor) -> Tensor:
-        return self.net(x)  # (B, T, D) -> (B, T, d_ff) -> (B, T, D), each step on its own
+        return self.net(x)  # (B, T, D) -> (B, T, d_ff) -> (B, T, D)
 
 
-class _Sublayers(nn.Module):
-    """Shared Add & Norm logic of the encoder and decoder layers."""
+class _Layer(nn.Module):
+    """What the encoder and decoder layers share: their sublayers, a LayerNorm per sublayer
+    (``norm1``, ``norm2``, ... as in PyTorch; none with ``add_norm=None``), the dropout on
+    each sublayer's output before it is added, and the input check."""
 
-    def __init__(self, d_model: int, n_sublayers: int, add_norm: str | None, dropout: float):
-        super().__init__()
-        if add_norm not in ADD_NORM:
-            raise ValueError(f"add_norm must be 'post', 'pre' or None, got {add_norm!r}")
-        check_dropout(dropout)
-        self.d_model, self.add_norm = d_model, add_norm
-        self.norms = nn.ModuleList(
-            nn.LayerNorm(d_model) if add_norm else nn.Identity() for _ in range(n_sublayers)
-        )
-        self.dropout = nn.Dropout(dropout)
-
-    def _check_width(self, **tensors: Tensor) -> None:
-        for name, t in tensors.items():
-            if t.ndim != 3 or t.shape[-1] != self.d_model:
-                raise ValueError(
-                    f"{name} must be (B, length, d_model={self.d_model}), got {shape_str(t)}: "
-                    "embed the input to the layer's width first"
-                )
-
-    def _sublayer(self, i: int, x: Tensor, sublayer) -> tuple[Tensor, ...]:
-        """Apply ``sublayer`` (returning its output first) with this layer's Add & Norm."""
-        if self.add_norm == "pre":
-            out, *rest = sublayer(self.norms[i](x))
-            return x + self.dropout(out), *rest
-        out, *rest = sublayer(x)
-        if self.add_norm == "post":
-            return self.norms[i](x + self.dropout(out)), *rest
-        return out, *rest
-
-
-class EncoderLayer(_Sublayers):
-    """Self-attention then feed-forward.
-
-    Shape:
-        x ``(B, S, D)``, ``src_mask`` ``(S, S)``, ``src_key_padding_mask`` ``(B, S)`` ->
-        ``(B, S, D)`` and, with ``need_weights``, the weights of every head ``(B, Nh, S, S)``.
-    """
+    cross_attention = False  # the decoder's middle sublayer
 
     def __init__(
         self,
@@ -103,9 +70,32 @@ class EncoderLayer(_Sublayers):
         dropout: float = 0.0,
         add_norm: str | None = "post",
     ) -> None:
-        super().__init__(d_model, 2, add_norm, dropout)
+        super().__init__()
+        if add_norm not in ADD_NORM:
+            raise ValueError(f"add_norm must be 'post', 'pre' or None, got {add_norm!r}")
+        check_dropout(dropout)
+        self.d_model, self.add_norm = d_model, add_norm
+        for i in range(1, 3 + self.cross_attention) if add_norm else ():
+            self.add_module(f"norm{i}", nn.LayerNorm(d_model))
+        self.dropout = nn.Dropout(dropout)
         self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        if self.cross_attention:
+            self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout)
         self.ffn = FeedForward(d_model, d_ff, dropout)
+
+    def _check_inputs(self, **tensors: Tensor) -> None:
+        for name, t in tensors.items():
+            hint = ": embed the input to the layer's width first"
+            check_width(t, self.d_model, name, label="d_model", hint=hint)
+
+
+class EncoderLayer(_Layer):
+    """Self-attention then feed-forward, each joined to its input as ``add_norm`` says.
+
+    Shape:
+        x ``(B, S, D)``, ``src_mask`` ``(S, S)``, ``src_key_padding_mask`` ``(B, S)`` ->
+        ``(B, S, D)`` and, with ``need_weights``, the weights of every head ``(B, Nh, S, S)``.
+    """
 
     def forward(
         self,
@@ -115,26 +105,28 @@ class EncoderLayer(_Sublayers):
         src_key_padding_mask: Tensor | None = None,
         need_weights: bool = False,
     ) -> tuple[Tensor, Tensor | None]:
-        self._check_width(x=x)
-        x, weights = self._sublayer(
-            0,
-            x,
-            lambda h: self.self_attn(
-                h,
-                h,
-                h,
-                key_padding_mask=src_key_padding_mask,
-                attn_mask=src_mask,
-                need_weights=need_weights,
-                average_attn_weights=False,
-            ),
-        )
-        (x,) = self._sublayer(1, x, lambda h: (self.ffn(h),))
-        return x, weights
+        self._check_inputs(x=x)
+        masks = {"attn_mask": src_mask, "key_padding_mask": src_key_padding_mask}
+        if self.add_norm == "pre":
+            out, weights = self._sa_block(self.norm1(x), masks)
+            x = x + self.dropout(out)
+            x = x + self.dropout(self.ffn(self.norm2(x)))
+        elif self.add_norm == "post":
+            out, weights = self._sa_block(x, masks)
+            x = self.norm1(x + self.dropout(out))
+            x = self.norm2(x + self.dropout(self.ffn(x)))
+        else:  # add_norm=None, the lecture's model: no residuals, no LayerNorm
+            x, weights = self._sa_block(x, masks)
+            x = self.ffn(x)
+        return x, (weights if need_weights else None)
+
+    def _sa_block(self, x: Tensor, masks: dict) -> tuple[Tensor, Tensor]:
+        return self.self_attn(x, x, x, **masks, average_attn_weights=False)
 
 
-class DecoderLayer(_Sublayers):
-    """Masked self-attention, cross-attention to the encoder's output, then feed-forward.
+class DecoderLayer(_Layer):
+    """Masked self-attention, cross-attention to the encoder's output, then feed-forward,
+    each joined to its input as ``add_norm`` says.
 
     Shape:
         x ``(B, T, D)``, memory ``(B, S, D)``, ``tgt_mask`` ``(T, T)`` (usually causal),
@@ -143,18 +135,7 @@ class DecoderLayer(_Sublayers):
         cross ``(B, Nh, T, S)``.
     """
 
-    def __init__(
-        self,
-        d_model: int,
-        num_heads: int,
-        d_ff: int,
-        dropout: float = 0.0,
-        add_norm: str | None = "post",
-    ) -> None:
-        super().__init__(d_model, 3, add_norm, dropout)
-        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
-        self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout)
-        self.ffn = FeedForward(d_model, d_ff, dropout)
+    cross_attention = True
 
     def forward(
         self,
@@ -167,35 +148,11 @@ class DecoderLayer(_Sublayers):
         memory_key_padding_mask: Tensor | None = None,
         need_weights: bool = False,
     ) -> tuple[Tensor, Tensor | None, Tensor | None]:
-        self._check_width(x=x, memory=memory)
-        x, self_weights = self._sublayer(
-            0,
-            x,
-            lambda h: self.self_attn(
-                h,
-                h,
-                h,
-                key_padding_mask=tgt_key_padding_mask,
-                attn_mask=tgt_mask,
-                need_weights=need_weights,
-                average_attn_weights=False,
-            ),
-        )
-        x, cross_weights = self._sublayer(
-            1,
-            x,
-            lambda h: self.cross_attn(
-                h,
-                memory,
-                memory,
-                key_padding_mask=memory_key_padding_mask,
-                attn_mask=memory_mask,
-                need_weights=need_weights,
-                average_attn_weights=False,
-            ),
-        )
-        (x,) = self._sublayer(2, x, lambda h: (self.ffn(h),))
-        return x, self_weights, cross_weights
+        self._check_inputs(x=x, memory=memory)
+        self_masks = {"attn_mask": tgt_mask, "key_padding_mask": tgt_key_padding_mask}
+        cross_masks = {"attn_mask": memory_mask, "key_padding_mask": memory_key_padding_mask}
+        x, self_w, cross_w, _ = self._sublayers(x, memory, cross_masks, self_masks=self_masks)
+        return (x, self_w, cross_w) if need_weights else (x, None, None)
 
     def step(
         self,
@@ -205,39 +162,57 @@ class DecoderLayer(_Sublayers):
         *,
         memory_key_padding_mask: Tensor | None = None,
         need_weights: bool = False,
-    ):
-        """The newest target positions ``x`` ``(B, t, D)`` given the cached earlier ones.
+    ) -> tuple[Tensor, Tensor | None, Tensor | None, KeyValue]:
+        """The newest target positions ``x`` ``(B, t, D)``: their self-attention reads and
+        extends ``cache``, their cross-attention reads the memory projected once, ``memory_kv``.
 
         Returns ``(output (B, t, D), self weights, cross weights, updated cache)``; the same
         numbers ``forward`` gives at those positions under a causal ``tgt_mask``.
         """
-        self._check_width(x=x)
-        x, self_weights, cache = self._sublayer(
-            0,
-            x,
-            lambda h: self.self_attn.self_attention_step(
-                h, cache, need_weights=need_weights, average_attn_weights=False
-            ),
-        )
-        x, cross_weights = self._sublayer(
-            1,
-            x,
-            lambda h: self.cross_attn.attend(
-                h,
-                memory_kv,
-                key_padding_mask=memory_key_padding_mask,
-                need_weights=need_weights,
-                average_attn_weights=False,
-            ),
-        )
-        (x,) = self._sublayer(2, x, lambda h: (self.ffn(h),))
-        return x, self_weights, cross_weights, cache
+        self._check_inputs(x=x)
+        cross_masks = {"key_padding_mask": memory_key_padding_mask}
+        x, self_w, cross_w, cache = self._sublayers(x, memory_kv, cross_masks, cache=cache)
+        return (x, self_w, cross_w, cache) if need_weights else (x, None, None, cache)
+
+    def _sublayers(self, x, memory, cross_masks, self_masks=None, cache=None):
+        """The three sublayers, for ``forward`` (which gives ``self_masks``) and ``step``."""
+        if self.add_norm == "pre":
+            out, self_w, cache = self._sa_block(self.norm1(x), self_masks, cache)
+            x = x + self.dropout(out)
+            out, cross_w = self._ca_block(self.norm2(x), memory, cross_masks)
+            x = x + self.dropout(out)
+            x = x + self.dropout(self.ffn(self.norm3(x)))
+        elif self.add_norm == "post":
+            out, self_w, cache = self._sa_block(x, self_masks, cache)
+            x = self.norm1(x + self.dropout(out))
+            out, cross_w = self._ca_block(x, memory, cross_masks)
+            x = self.norm2(x + self.dropout(out))
+            x = self.norm3(x + self.dropout(self.ffn(x)))
+        else:  # add_norm=None, the lecture's model: no residuals, no LayerNorm
+            x, self_w, cache = self._sa_block(x, self_masks, cache)
+            x, cross_w = self._ca_block(x, memory, cross_masks)
+            x = self.ffn(x)
+        return x, self_w, cross_w, cache
+
+    def _sa_block(self, x: Tensor, masks: dict | None, cache: KeyValue | None) -> tuple:
+        """Every position attends to the masked sequence (``forward``), or the newest ones to
+        the cached past and themselves (``step``); returns ``(out, weights, cache)``."""
+        if masks is None:
+            return self.self_attn.self_attention_step(x, cache, average_attn_weights=False)
+        out, weights = self.self_attn(x, x, x, **masks, average_attn_weights=False)
+        return out, weights, None
+
+    def _ca_block(self, x: Tensor, memory: Tensor | KeyValue, masks: dict) -> tuple:
+        """Attention to the memory ``(B, S, D)``, or to its projection ``memory_kv``."""
+        if isinstance(memory, KeyValue):
+            return self.cross_attn.attend(x, memory, **masks, average_attn_weights=False)
+        return self.cross_attn(x, memory, memory, **masks, average_attn_weights=False)
 
 
 class _Stack(nn.Module):
-    """``num_layers`` layers of ``layer_type``; a pre-LN stack ends with a LayerNorm."""
+    """``num_layers`` layers of ``layer_type``, then ``norm`` (see ``"pre"`` above)."""
 
-    layer_type: type[nn.Module]
+    layer_type: type[_Layer]
 
     def __init__(
         self,
@@ -249,8 +224,7 @@ class _Stack(nn.Module):
         add_norm: str | None = "post",
     ) -> None:
         super().__init__()
-        if num_layers < 1:
-            raise ValueError(f"num_layers must be at least 1, got {num_layers}")
+        check_positive_int(num_layers, "num_layers")
         self.layers = nn.ModuleList(
             self.layer_type(d_model, num_heads, d_ff, dropout, add_norm) for _ in range(num_layers)
         )
@@ -258,7 +232,7 @@ class _Stack(nn.Module):
 
 
 class TransformerEncoder(_Stack):
-    """``num_layers`` encoder layers; a pre-LN stack ends with a LayerNorm.
+    """``num_layers`` encoder layers.
 
     Shape:
         x ``(B, S, D)`` (already embedded) -> ``(B, S, D)``; with ``need_weights`` also a
@@ -275,14 +249,10 @@ class TransformerEncoder(_Stack):
         src_key_padding_mask: Tensor | None = None,
         need_weights: bool = False,
     ) -> tuple[Tensor, list[Tensor] | None]:
+        masks = {"src_mask": mask, "src_key_padding_mask": src_key_padding_mask}
         weights = []
         for layer in self.layers:
-            x, w = layer(
-                x,
-                src_mask=mask,
-                src_key_padding_mask=src_key_padding_mask,
-                need_weights=need_weights,
-            )
+            x, w = layer(x, **masks, need_weights=need_weights)
             weights.append(w)
         return self.norm(x), (weights if need_weights else None)
 
@@ -309,7 +279,7 @@ class DecoderCache(NamedTuple):
 
 
 class TransformerDecoder(_Stack):
-    """``num_layers`` decoder layers; a pre-LN stack ends with a LayerNorm.
+    """``num_layers`` decoder layers.
 
     ``forward`` decodes whole target sequences in parallel (training, teacher forcing);
     :meth:`init_cache` and :meth:`step` decode one position at a time, reusing the keys and
@@ -317,7 +287,8 @@ class TransformerDecoder(_Stack):
 
     Shape:
         x ``(B, T, D)``, memory ``(B, S, D)`` -> ``(B, T, D)``; with ``need_weights`` also
-        ``{"self": [(B, Nh, T, T)] * L, "cross": [(B, Nh, T, S)] * L}``, else ``None``.
+        ``{"self": [(B, Nh, T, T), ...], "cross": [(B, Nh, T, S), ...]}`` (one tensor per
+        layer), else ``None``.
     """
 
     layer_type = DecoderLayer
@@ -333,17 +304,15 @@ class TransformerDecoder(_Stack):
         memory_key_padding_mask: Tensor | None = None,
         need_weights: bool = False,
     ):
+        masks = {
+            "tgt_mask": tgt_mask,
+            "memory_mask": memory_mask,
+            "tgt_key_padding_mask": tgt_key_padding_mask,
+            "memory_key_padding_mask": memory_key_padding_mask,
+        }
         self_weights, cross_weights = [], []
         for layer in self.layers:
-            x, ws, wc = layer(
-                x,
-                memory,
-                tgt_mask=tgt_mask,
-                memory_mask=memory_mask,
-                tgt_key_padding_mask=tgt_key_padding_mask,
-                memory_key_padding_mask=memory_key_padding_mask,
-                need_weights=need_weights,
-            )
+            x, ws, wc = layer(x, memory, **masks, need_weights=need_weights)
             self_weights.append(ws)
             cross_weights.append(wc)
         weights = {"self": self_weights, "cross": cross_weights} if need_weights else None
@@ -368,15 +337,10 @@ class TransformerDecoder(_Stack):
 
         Returns ``(output (B, t, D), updated cache, weights or None)``.
         """
+        masks = {"memory_key_padding_mask": memory_key_padding_mask}
         new_self, self_weights, cross_weights = [], [], []
         for layer, memory_kv, kv in zip(self.layers, cache.memory, cache.self_attn, strict=True):
-            x, ws, wc, kv = layer.step(
-                x,
-                memory_kv,
-                kv,
-                memory_key_padding_mask=memory_key_padding_mask,
-                need_weights=need_weights,
-            )
+            x, ws, wc, kv = layer.step(x, memory_kv, kv, **masks, need_weights=need_weights)
             new_self.append(kv)
             self_weights.append(ws)
             cross_weights.append(wc)

@@ -95,7 +95,7 @@ def test_clear_errors_for_mismatched_shapes():
 
 def test_additive_attention_shapes_masks_and_different_widths():
     torch.manual_seed(0)
-    attention = AdditiveAttention(query_dim=3, key_dim=5, hidden_dim=7)
+    attention = AdditiveAttention(query_dim=3, key_dim=5, attn_dim=7)
     q, k, v = torch.randn(2, 4, 3), torch.randn(2, 6, 5), torch.randn(2, 6, 2)
     context, weights = attention(q, k, v, key_padding_mask=padding_mask(torch.tensor([6, 2])))
     assert context.shape == (2, 4, 2) and weights.shape == (2, 4, 6)
@@ -113,7 +113,7 @@ def test_additive_attention_shapes_masks_and_different_widths():
 
 def test_attention_module_projections_and_masks():
     torch.manual_seed(1)
-    attention = Attention(hidden_dim=4, input_dim=3)
+    attention = Attention(proj_dim=4, input_dim=3)
     q, k = torch.randn(2, 2, 3), torch.randn(2, 5, 3)
     context, weights = attention(q, k)  # values default to the raw keys
     expected_w = torch.softmax(attention.q_proj(q) @ attention.k_proj(k).transpose(1, 2) / 2.0, -1)
@@ -122,7 +122,7 @@ def test_attention_module_projections_and_masks():
     _, masked = attention(q, k, key_padding_mask=padding_mask(torch.tensor([5, 1])))
     assert torch.all(masked[1, :, 1:] == 0)
     assert attention(q, k, need_weights=False)[1] is None
-    projected = Attention(hidden_dim=4, input_dim=3, proj_values=True)
+    projected = Attention(proj_dim=4, input_dim=3, proj_values=True)
     assert projected(q, k)[0].shape == (2, 2, 4)
     with pytest.raises(ValueError, match=r"key must be \(\.\.\., length, 3\)"):
         attention(q, torch.randn(2, 5, 4))

@@ -309,7 +309,7 @@ def attention_step(decoder, x, hidden, memory, mask, scale=True, order="cq", fli
     weights = scores.masked_fill(blocked, float("-inf")).softmax(-1)
     context = weights @ memory
     pair = [context, query] if order == "cq" else [query, context]
-    return decoder.regression(torch.cat(pair, -1)), hidden, weights
+    return decoder.output(torch.cat(pair, -1)), hidden, weights
 
 
 def test_attention_step_check(capsys):
@@ -665,14 +665,14 @@ def context_only(from_query=False, width=1):
     class Decoder(AttentionDecoder):
         def __init__(self, n_features, hidden_dim):
             super().__init__(n_features, hidden_dim)
-            self.regression = nn.Linear(width * hidden_dim, n_features)
+            self.output = nn.Linear(width * hidden_dim, n_features)
 
         def forward(self, x, hidden, memory=None, *, memory_key_padding_mask=None):
             queries, hidden = self.gru(x, hidden)  # (B, T, H), (1, B, H)
             context, weights = self.attention(
                 queries, memory, key_padding_mask=memory_key_padding_mask
             )
-            return self.regression(queries if from_query else context), hidden, weights
+            return self.output(queries if from_query else context), hidden, weights
 
     return Decoder
 

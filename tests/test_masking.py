@@ -4,9 +4,7 @@ import pytest
 import torch
 
 from course_lib.masking import (
-    as_additive,
     causal_mask,
-    check_mask,
     combine_masks,
     masked_softmax,
     merge_masks,
@@ -88,20 +86,19 @@ def test_merge_masks():
 def test_masked_softmax_takes_float_masks():
     scores = torch.randn(2, 3, 4, dtype=torch.float64)
     blocked = torch.rand(2, 3, 4) < 0.3
-    additive = as_additive(blocked, dtype=torch.float64)
+    additive = torch.zeros(2, 3, 4, dtype=torch.float64).masked_fill(blocked, float("-inf"))
     torch.testing.assert_close(masked_softmax(scores, additive), masked_softmax(scores, blocked))
     bias = torch.randn(3, 4, dtype=torch.float64)
     torch.testing.assert_close(masked_softmax(scores, bias), (scores + bias).softmax(-1))
 
 
-def test_as_additive_follows_the_requested_dtype():
+def test_a_boolean_and_a_float_mask_combine_in_the_float_masks_dtype():
     mask = torch.tensor([[False, True]])
     for dtype in (torch.float16, torch.bfloat16, torch.float64):
-        out = as_additive(mask, dtype=dtype)
+        out = combine_masks(mask, torch.zeros(1, 2, dtype=dtype))
         assert out.dtype == dtype and out[0, 0] == 0 and torch.isneginf(out[0, 1])
-    assert as_additive(torch.zeros(1, 2), dtype=torch.float64).dtype == torch.float64
-    with pytest.raises(TypeError, match="floating-point"):
-        as_additive(mask, dtype=torch.long)
+    two_floats = combine_masks(torch.zeros(1, 2, dtype=torch.float16), torch.zeros(1, 2))
+    assert two_floats.dtype == torch.float32  # the promoted dtype
 
 
 def test_combine_masks():
@@ -125,11 +122,11 @@ def test_an_integer_padding_mask_is_refused_next_to_a_boolean_mask():
         combine_masks(kpm, None)
 
 
-def test_check_mask_names_the_argument():
-    with pytest.raises(ValueError, match=r"attn_mask of shape \(5, 3\) does not fit"):
-        check_mask(torch.zeros(5, 3, dtype=torch.bool), (2, 3, 5), "attn_mask")
-    with pytest.raises(TypeError, match="must be a tensor"):
-        check_mask([[True]], (1, 1))
+def test_public_names():
+    import course_lib.masking as masking
+
+    # combine_masks is a building block (of merge_masks and of MultiHeadAttention's masks)
+    assert masking.__all__ == ["masked_softmax", "padding_mask", "causal_mask", "merge_masks"]
 
 
 def test_a_nan_at_a_blocked_key_still_poisons_the_context():

@@ -60,8 +60,9 @@ def test_eval_mode_ignores_the_target_and_returns_weights():
     source = torch.randn(3, 2, 2)
     predictions, weights = m(source, torch.randn(3, 2, 2), need_weights=True)
     torch.testing.assert_close(predictions, m(source))
+    assert list(weights) == ["encoder", "self", "cross"]  # the translation model's keys
     assert [w.shape for w in weights["encoder"]] == [(3, 3, 2, 2)] * 2
-    assert [w.shape for w in weights["decoder"]] == [(3, 3, 2, 2)] * 2
+    assert [w.shape for w in weights["self"]] == [(3, 3, 2, 2)] * 2
     assert [w.shape for w in weights["cross"]] == [(3, 3, 2, 2)] * 2
 
 

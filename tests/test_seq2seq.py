@@ -41,7 +41,7 @@ def test_decoder_steps_equal_one_gru_pass():
     torch.testing.assert_close(hidden, h_all)
     ref = nn.GRU(2, 4, batch_first=True)
     ref.load_state_dict(decoder.gru.state_dict())
-    torch.testing.assert_close(decoder.regression(ref(x, h0)[0]), all_at_once)
+    torch.testing.assert_close(decoder.output(ref(x, h0)[0]), all_at_once)
 
 
 def test_decoder_keeps_no_state_between_calls():

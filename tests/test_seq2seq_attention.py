@@ -83,4 +83,4 @@ def test_attention_decoder_matches_its_definition():
     a = decoder.attention
     scores = a.q_proj(query) @ a.k_proj(memory).transpose(1, 2) / 2**0.5
     torch.testing.assert_close(weights, scores.softmax(-1))
-    torch.testing.assert_close(out, decoder.regression(torch.cat([weights @ memory, query], -1)))
+    torch.testing.assert_close(out, decoder.output(torch.cat([weights @ memory, query], -1)))

@@ -30,8 +30,8 @@ def copy_common(ours, theirs) -> None:
     with torch.no_grad():
         ours.ffn.net[0].load_state_dict(theirs.linear1.state_dict())
         ours.ffn.net[3].load_state_dict(theirs.linear2.state_dict())
-        for i, norm in enumerate(ours.norms):
-            norm.load_state_dict(getattr(theirs, f"norm{i + 1}").state_dict())
+        for i in (1, 2, 3) if hasattr(theirs, "norm3") else (1, 2):
+            getattr(ours, f"norm{i}").load_state_dict(getattr(theirs, f"norm{i}").state_dict())
     copy_attention(ours.self_attn, theirs.self_attn)
 
 
@@ -114,6 +114,62 @@ def test_stacks_equal_pytorchs(norm_first):
     got, _ = ours(x, src_key_padding_mask=kpm)
     expected = theirs(x, src_key_padding_mask=kpm)
     torch.testing.assert_close(got[~kpm], expected[~kpm], atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_decoder_stack_equals_pytorchs(norm_first):
+    torch.manual_seed(5)
+    layer = nn.TransformerDecoderLayer(
+        D, N, FF, dropout=0.0, batch_first=True, norm_first=norm_first
+    )
+    theirs = nn.TransformerDecoder(layer, 2, norm=nn.LayerNorm(D) if norm_first else None)
+    theirs = theirs.double().eval()
+    ours = TransformerDecoder(D, N, FF, 2, add_norm="pre" if norm_first else "post")
+    ours = ours.double().eval()
+    for mine, reference in zip(ours.layers, theirs.layers, strict=True):
+        copy_common(mine, reference)
+        copy_attention(mine.cross_attn, reference.multihead_attn)
+    if norm_first:
+        ours.norm.load_state_dict(theirs.norm.state_dict())
+    x, memory, tgt_kpm, mem_kpm = inputs(5)
+    masks = {
+        "tgt_mask": causal_mask(5),
+        "tgt_key_padding_mask": tgt_kpm,
+        "memory_key_padding_mask": mem_kpm,
+    }
+    got, _ = ours(x, memory, **masks)
+    expected = theirs(x, memory, **masks)
+    torch.testing.assert_close(got[~tgt_kpm], expected[~tgt_kpm], atol=1e-6, rtol=0)
+
+
+def test_without_add_norm_the_sublayers_are_simply_chained():
+    """add_norm=None (no PyTorch twin): exactly ffn(attention(x)), no residual, no LayerNorm."""
+    torch.manual_seed(6)
+    encoder = EncoderLayer(D, N, FF, dropout=0.1, add_norm=None).double().train()
+    decoder = DecoderLayer(D, N, FF, dropout=0.1, add_norm=None).double().eval()
+    assert not any(isinstance(m, nn.LayerNorm) for m in [*encoder.modules(), *decoder.modules()])
+    x, memory, _, mem_kpm = inputs(6)
+    torch.manual_seed(0)
+    got, weights = encoder(x, src_mask=causal_mask(5), need_weights=True)
+    torch.manual_seed(0)
+    h, w = encoder.self_attn(x, x, x, attn_mask=causal_mask(5), average_attn_weights=False)
+    assert torch.equal(got, encoder.ffn(h)) and torch.equal(weights, w)
+    got, _, _ = decoder(x, memory, tgt_mask=causal_mask(5), memory_key_padding_mask=mem_kpm)
+    h, _ = decoder.self_attn(x, x, x, attn_mask=causal_mask(5))
+    h, _ = decoder.cross_attn(h, memory, memory, key_padding_mask=mem_kpm)
+    assert torch.equal(got, decoder.ffn(h))
+
+
+def test_layers_name_their_norms_as_pytorch_does():
+    assert {n for n, _ in DecoderLayer(D, N, FF, add_norm="pre").named_children()} == {
+        "norm1",
+        "norm2",
+        "norm3",
+        "dropout",
+        "self_attn",
+        "cross_attn",
+        "ffn",
+    }
 
 
 @pytest.mark.parametrize("add_norm", ["post", "pre"])
@@ -201,3 +257,10 @@ def test_clear_errors():
         DecoderLayer(8, 2, 16, dropout=1.5)
     with pytest.raises(TypeError):
         EncoderLayer(8, 2, 16)(torch.randn(2, 3, 8), None)  # masks are keyword-only
+    decoder = TransformerDecoder(8, 2, 16, 2)
+    with pytest.raises(ValueError, match=r"^memory must be batch-first .*width first$"):
+        decoder(torch.randn(2, 3, 8), torch.randn(2, 4, 6))
+    with pytest.raises(ValueError, match=r"^x must be batch-first \(B, length, d_model=8\)"):
+        decoder.step(torch.randn(3, 8), decoder.init_cache(torch.randn(2, 4, 8)))
+    with pytest.raises(ValueError, match="num_layers must be a positive integer"):
+        TransformerDecoder(8, 2, 16, 1.5)

@@ -350,12 +350,12 @@ def check_attention_step(attention_step: Callable) -> None:
             case,
             [
                 (
-                    decoder.regression(torch.cat([query, context], -1)).detach(),
+                    decoder.output(torch.cat([query, context], -1)).detach(),
                     "the "
                     "concatenation is in the wrong order: the output layer reads [context, query]",
                 ),
                 (
-                    decoder.regression(torch.cat([weights @ k, query], -1)).detach(),
+                    decoder.output(torch.cat([weights @ k, query], -1)).detach(),
                     "the context "
                     "averages the projected keys: the values are the encoder states themselves "
                     "(memory), not k_proj(memory)",
@@ -367,10 +367,10 @@ def check_attention_step(attention_step: Callable) -> None:
 
 def check_context_only_decoder(decoder_cls: Callable) -> None:
     """Check ``ContextOnlyDecoder(n_features, hidden_dim)``: an ``AttentionDecoder`` whose
-    regression layer reads the context vector alone, ``Linear(H, F)``.
+    output layer reads the context vector alone, ``Linear(H, F)``.
 
     Its forward pass must return ``(out, hidden, weights)`` like ``AttentionDecoder``'s, with
-    ``out = regression(context)``.
+    ``out = output(context)``.
     """
     __tracebackhide__ = True
     name = "ContextOnlyDecoder"
@@ -380,13 +380,13 @@ def check_context_only_decoder(decoder_cls: Callable) -> None:
         with torch.random.fork_rng(devices=[]):  # leave the student's generator alone
             torch.manual_seed(500 + seed)
             decoder = call_student(decoder_cls, name, f, h)
-        regression = getattr(decoder, "regression", None)
-        if not isinstance(regression, torch.nn.Linear):
-            raise CheckFailed(f"{name} needs a linear layer `self.regression`")
-        if (regression.in_features, regression.out_features) != (h, f):
+        output = getattr(decoder, "output", None)
+        if not isinstance(output, torch.nn.Linear):
+            raise CheckFailed(f"{name} needs a linear layer `self.output`")
+        if (output.in_features, output.out_features) != (h, f):
             raise CheckFailed(
-                f"{name}(n_features={f}, hidden_dim={h}).regression is Linear"
-                f"({regression.in_features}, {regression.out_features}); it reads the context "
+                f"{name}(n_features={f}, hidden_dim={h}).output is Linear"
+                f"({output.in_features}, {output.out_features}); it reads the context "
                 f"alone, so it must be Linear(hidden_dim, n_features) = Linear({h}, {f})"
             )
         x = torch.randn(b, 1, f, generator=g)
@@ -397,10 +397,10 @@ def check_context_only_decoder(decoder_cls: Callable) -> None:
             got = _unpack_step(call_student(decoder, name, x, hidden, memory), name, case)
             query, new_hidden = decoder.gru(x, hidden)  # (B, 1, H), (1, B, H)
             context, weights = decoder.attention(query, memory)  # (B, 1, H), (B, 1, S)
-            expected = decoder.regression(context)  # (B, 1, F)
+            expected = decoder.output(context)  # (B, 1, F)
             mistakes = [
                 (
-                    decoder.regression(query),
+                    decoder.output(query),
                     "the output is computed from the query: "
                     "compute it from the context vector alone",
                 )

@@ -1,0 +1,63 @@
+"""course_lib._validate: the shared input checks and their messages."""
+
+import numpy as np
+import pytest
+import torch
+
+from course_lib._validate import (
+    check_attention_inputs,
+    check_mask,
+    check_non_negative_int,
+    check_positive_int,
+    check_width,
+)
+
+
+def test_integer_checks_refuse_bools_floats_and_strings():
+    assert check_positive_int(3, "n") == 3
+    assert type(check_positive_int(np.int64(2), "n")) is int
+    assert check_non_negative_int(0, "start") == 0
+    for bad in (0, -1, True, 2.0, "2", None):
+        with pytest.raises(ValueError, match=r"n must be a positive integer, got"):
+            check_positive_int(bad, "n")
+    for bad in (-1, False, 1.5):
+        with pytest.raises(ValueError, match=r"start must be a non-negative integer"):
+            check_non_negative_int(bad, "start")
+
+
+def test_check_width_names_the_form_the_width_and_the_fix():
+    check_width(torch.zeros(2, 3, 8), 8, "x")
+    check_width(torch.zeros(4, 8), 8, "x", leading="...")
+    check_width(torch.zeros(1, 2, 4, 8), 8, "x", leading="...")
+    with pytest.raises(ValueError, match=r"^x must be batch-first \(B, length, d_model=8\), got"):
+        check_width(torch.zeros(3, 8), 8, "x", label="d_model")  # no batch dimension
+    with pytest.raises(ValueError, match=r"got \(2, 3, 6\): embed it$"):
+        check_width(torch.zeros(2, 3, 6), 8, "x", hint=": embed it")
+    with pytest.raises(ValueError, match=r"^key must be \(\.\.\., length, 3\), got \(5\)$"):
+        check_width(torch.zeros(5), 3, "key", leading="...")
+
+
+def test_check_mask_names_the_argument():
+    check_mask(torch.zeros(3, 5), (2, 3, 5))  # a float mask that broadcasts
+    with pytest.raises(ValueError, match=r"attn_mask of shape \(5, 3\) does not fit"):
+        check_mask(torch.zeros(5, 3, dtype=torch.bool), (2, 3, 5), "attn_mask")
+    with pytest.raises(TypeError, match="must be a tensor"):
+        check_mask([[True]], (1, 1))
+    with pytest.raises(TypeError, match=r"mask.bool\(\)"):
+        check_mask(torch.zeros(3, 5, dtype=torch.long), (3, 5))
+
+
+def test_check_attention_inputs_with_and_without_the_modules_widths():
+    q, k, v = torch.randn(2, 3, 4), torch.randn(2, 5, 6), torch.randn(2, 5, 7)
+    with pytest.raises(ValueError, match="same width E"):  # dot products need equal widths
+        check_attention_inputs(q, k, v)
+    check_attention_inputs(q, k, v, query_dim=4, key_dim=6)  # a module projects them
+    with pytest.raises(ValueError, match=r"value must be \(\.\.\., length, 4\)"):
+        check_attention_inputs(q, k, v, query_dim=4, key_dim=6, value_dim=4)
+    # the mask is checked against the scores (..., T, S), batch dimensions broadcast
+    q1 = torch.randn(1, 3, 6)
+    check_attention_inputs(q1, k, v, attn_mask=torch.zeros(2, 3, 5, dtype=torch.bool))
+    with pytest.raises(ValueError, match=r"attn_mask of shape \(3, 3, 5\) does not fit"):
+        check_attention_inputs(q1, k, v, attn_mask=torch.zeros(3, 3, 5, dtype=torch.bool))
+    with pytest.raises(ValueError, match="dropout_p is a probability"):
+        check_attention_inputs(q1, k, v, dropout_p=1.0)
