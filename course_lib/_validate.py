@@ -198,3 +198,17 @@ def check_attention_inputs(
         )
     if attn_mask is not None:
         check_mask(attn_mask, (*batch, query.shape[-2], key.shape[-2]), "attn_mask")
+
+
+def check_tokens(tokens: object, name: str, vocab_size: int, *, values: bool = True) -> None:
+    """A ``(B, length)`` long tensor of token ids, not empty, with ids in
+    ``[0, vocab_size)`` (``values=False`` skips that scan: it reads the whole tensor, a device
+    sync on a GPU, so decoding steps fed the model's own argmax skip it)."""
+    if not isinstance(tokens, Tensor) or tokens.dtype != torch.long or tokens.ndim != 2:
+        got = shape_str(tokens) if isinstance(tokens, Tensor) else type(tokens).__name__
+        dtype = f" {tokens.dtype}" if isinstance(tokens, Tensor) else ""
+        raise TypeError(f"{name} must be a (B, length) long tensor of token ids, got {got}{dtype}")
+    if tokens.shape[1] == 0:
+        raise ValueError(f"{name} is empty: every sentence needs at least one token")
+    if values and tokens.numel() and (tokens.min() < 0 or tokens.max() >= vocab_size):
+        raise ValueError(f"{name} holds ids outside the vocabulary [0, {vocab_size})")

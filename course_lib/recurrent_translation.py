@@ -34,7 +34,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from course_lib._validate import check_dropout, shape_str
+from course_lib._validate import check_dropout, check_positive_int, check_tokens, shape_str
 from course_lib.seq2seq import Decoder
 from course_lib.seq2seq_attention import BahdanauDecoder
 from course_lib.vocab import PAD
@@ -69,9 +69,7 @@ class RecurrentConfig:
                 f"'bahdanau': Chapter 2's attention decoder), got {self.attention!r}"
             )
         for name in ("src_vocab", "tgt_vocab", "embed_dim", "hidden_dim", "max_len"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            check_positive_int(getattr(self, name), name)
         check_dropout(self.dropout)
 
 
@@ -94,17 +92,6 @@ class RecurrentState(NamedTuple):
         hidden = self.hidden[:, index]  # (1, B, H) -> (1, B', H)
         memory = self.memory[index]  # (B, S, H) -> (B', S, H)
         return RecurrentState(hidden, memory, self.src_key_padding_mask[index], self.length)
-
-
-def _check_tokens(tokens: Tensor, name: str, vocab: int) -> None:
-    if not isinstance(tokens, Tensor) or tokens.dtype != torch.long or tokens.ndim != 2:
-        got = shape_str(tokens) if isinstance(tokens, Tensor) else type(tokens).__name__
-        dtype = f" {tokens.dtype}" if isinstance(tokens, Tensor) else ""
-        raise TypeError(f"{name} must be a (B, length) long tensor of token ids, got {got}{dtype}")
-    if tokens.shape[1] == 0:
-        raise ValueError(f"{name} is empty: every sentence needs at least one token")
-    if tokens.numel() and (tokens.min() < 0 or tokens.max() >= vocab):
-        raise ValueError(f"{name} holds ids outside the vocabulary [0, {vocab})")
 
 
 def _source_lengths(src_key_padding_mask: Tensor) -> Tensor:
@@ -163,7 +150,7 @@ class RecurrentTranslator(nn.Module):
             ``(memory (B, S, H), src_key_padding_mask (B, S))``; ``memory`` is 0 at padded
             positions and stores nothing on the module.
         """
-        _check_tokens(src, "src", self.config.src_vocab)
+        check_tokens(src, "src", self.config.src_vocab)
         src_key_padding_mask = src == PAD  # (B, S), True = padding
         lengths = _source_lengths(src_key_padding_mask)  # (B,)
         x = self.dropout(self.src_embed(src))  # (B, S, E)
@@ -185,7 +172,7 @@ class RecurrentTranslator(nn.Module):
         return RecurrentState(final.unsqueeze(0), memory, src_key_padding_mask, 0)
 
     def _check_step(self, tokens: Tensor, cache: RecurrentState) -> None:
-        _check_tokens(tokens, "tokens", self.config.tgt_vocab)
+        check_tokens(tokens, "tokens", self.config.tgt_vocab, values=False)
         if not isinstance(cache, RecurrentState):
             raise TypeError(
                 f"cache must be the RecurrentState from init_cache(), got {type(cache).__name__}"
@@ -224,7 +211,7 @@ class RecurrentTranslator(nn.Module):
             (``None`` for ``attention="none"``).
         """
         cache = self.init_cache(src)
-        _check_tokens(tgt_in, "tgt_in", self.config.tgt_vocab)
+        check_tokens(tgt_in, "tgt_in", self.config.tgt_vocab)
         if tgt_in.shape[0] != src.shape[0]:
             raise ValueError(
                 f"src has {src.shape[0]} sentences but tgt_in {tgt_in.shape[0]}: give one "

@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from course_lib._validate import shape_str
+from course_lib._validate import check_dropout, check_positive_int, check_tokens, shape_str
 from course_lib.masking import causal_mask
 from course_lib.positional import PositionalEncoding
 from course_lib.transformer import DecoderCache, TransformerDecoder, TransformerEncoder
@@ -48,6 +48,20 @@ class TranslationConfig:
     add_norm: str = "post"  # or "pre"
     max_len: int = 64
     tie_embeddings: bool = False  # share the target embedding with the output layer
+
+    def __post_init__(self) -> None:
+        for name in ("src_vocab", "tgt_vocab", "d_model", "num_heads", "d_ff", "max_len"):
+            check_positive_int(getattr(self, name), name)
+        for name in ("num_encoder_layers", "num_decoder_layers"):
+            check_positive_int(getattr(self, name), name)
+        if self.d_model % self.num_heads:
+            raise ValueError(
+                f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}: "
+                "each head gets d_model / num_heads features; pick sizes that divide"
+            )
+        if self.add_norm not in ("post", "pre"):
+            raise ValueError(f"add_norm must be 'post' or 'pre', got {self.add_norm!r}")
+        check_dropout(self.dropout)
 
 
 class TranslationCache(NamedTuple):
@@ -74,12 +88,14 @@ class TranslationTransformer(nn.Module):
     Shape:
         ``src`` ``(B, S)`` and ``tgt_in`` ``(B, T)`` long tensors (``<sos> y1 ... y_{T-1}``)
         -> logits ``(B, T, V)`` for ``y1 ... y_T``; with ``need_weights=True`` also
-        ``{"encoder": [...], "self": [...], "cross": [...]}``, one ``(B, N, ., .)`` tensor
+        ``{"encoder": [...], "self": [...], "cross": [...]}``, one ``(B, Nh, ., .)`` tensor
         per layer.
     """
 
     def __init__(self, config: TranslationConfig) -> None:
         super().__init__()
+        if not isinstance(config, TranslationConfig):
+            raise TypeError(f"config must be a TranslationConfig, got {type(config).__name__}")
         c = self.config = config
         self.max_len = c.max_len  # target positions it encodes (the decoding protocol)
         self.src_embed = nn.Embedding(c.src_vocab, c.d_model, padding_idx=PAD)
@@ -100,18 +116,9 @@ class TranslationTransformer(nn.Module):
         if c.tie_embeddings:
             self.output.weight = self.tgt_embed.weight
 
-    def _check_tokens(self, tokens: Tensor, name: str, vocab: int) -> None:
-        if not isinstance(tokens, Tensor) or tokens.dtype != torch.long or tokens.ndim != 2:
-            got = shape_str(tokens) if isinstance(tokens, Tensor) else type(tokens).__name__
-            raise TypeError(f"{name} must be a (B, length) long tensor of token ids, got {got}")
-        if tokens.shape[1] == 0:
-            raise ValueError(f"{name} is empty: every sentence needs at least one token")
-        if tokens.numel() and (tokens.min() < 0 or tokens.max() >= vocab):
-            raise ValueError(f"{name} holds ids outside the vocabulary [0, {vocab})")
-
     def encode(self, src: Tensor, *, need_weights: bool = False):
         """``(memory (B, S, D), src_key_padding_mask (B, S), encoder weights or None)``."""
-        self._check_tokens(src, "src", self.config.src_vocab)
+        check_tokens(src, "src", self.config.src_vocab)
         src_key_padding_mask = src == PAD  # (B, S), True = padding
         x = self.dropout(self.positional(self.src_embed(src)))  # (B, S, D)
         memory, weights = self.encoder(
@@ -121,7 +128,7 @@ class TranslationTransformer(nn.Module):
 
     def forward(self, src: Tensor, tgt_in: Tensor, *, need_weights: bool = False):
         memory, src_kpm, enc_weights = self.encode(src, need_weights=need_weights)
-        self._check_tokens(tgt_in, "tgt_in", self.config.tgt_vocab)
+        check_tokens(tgt_in, "tgt_in", self.config.tgt_vocab)
         T = tgt_in.shape[1]
         y = self.dropout(self.positional(self.tgt_embed(tgt_in)))  # (B, T, D)
         h, dec_weights = self.decoder(
@@ -143,11 +150,24 @@ class TranslationTransformer(nn.Module):
         memory, src_key_padding_mask, _ = self.encode(src)
         return TranslationCache(self.decoder.init_cache(memory), src_key_padding_mask)
 
+    def _check_step(self, tokens: Tensor, cache: TranslationCache) -> None:
+        check_tokens(tokens, "tokens", self.config.tgt_vocab, values=False)
+        if not isinstance(cache, TranslationCache):
+            raise TypeError(
+                f"cache must be the TranslationCache from init_cache(), got {type(cache).__name__}"
+            )
+        if tokens.shape[0] != cache.src_key_padding_mask.shape[0]:
+            raise ValueError(
+                f"tokens hold {tokens.shape[0]} sentences but the cache "
+                f"{cache.src_key_padding_mask.shape[0]}: decode the batch that was encoded"
+            )
+
     def step(
         self, tokens: Tensor, cache: TranslationCache, *, need_weights: bool = False
     ) -> tuple[Tensor, TranslationCache, dict | None]:
         """Logits ``(B, t, V)`` for the newest target tokens ``(B, t)``, positions
         ``cache.length ...``; returns ``(logits, updated cache, weights or None)``."""
+        self._check_step(tokens, cache)
         y = self.positional(self.tgt_embed(tokens), start=cache.length)  # (B, t, D)
         h, decoder_cache, weights = self.decoder.step(
             self.dropout(y),

@@ -96,3 +96,24 @@ def test_the_cache_carries_the_source_padding_and_steps_match_teacher_forcing():
     picked = cache.select(torch.tensor([1, 1, 0]))
     assert torch.equal(picked.src_key_padding_mask[0], cache.src_key_padding_mask[1])
     assert picked.length == 4
+
+
+def test_the_twins_validate_the_same_way():
+    with pytest.raises(ValueError, match="d_model must be a positive integer"):
+        TranslationConfig(V, V, d_model=0)
+    with pytest.raises(ValueError, match="not divisible by num_heads"):
+        TranslationConfig(V, V, d_model=10, num_heads=4)
+    with pytest.raises(ValueError, match="add_norm must be 'post' or 'pre'"):
+        TranslationConfig(V, V, add_norm="sandwich")
+    with pytest.raises(ValueError, match="probability"):
+        TranslationConfig(V, V, dropout=1.5)
+    with pytest.raises(TypeError, match="config must be a TranslationConfig"):
+        TranslationTransformer({"src_vocab": V})
+    model = small()
+    cache = model.init_cache(batch())
+    with pytest.raises(TypeError, match="TranslationCache"):
+        model.step(torch.full((6, 1), SOS), cache.decoder)
+    with pytest.raises(ValueError, match="decode the batch that was encoded"):
+        model.step(torch.full((2, 1), SOS), cache)
+    with pytest.raises(TypeError, match="long tensor"):
+        model.step(torch.full((6, 1), 1.0), cache)
