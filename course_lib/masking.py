@@ -86,14 +86,15 @@ def masked_softmax(
     return weights.masked_fill(empty, 0.0)
 
 
-def padding_mask(x: Tensor, pad_id: int | None = None, max_len: int | None = None) -> Tensor:
+def padding_mask(x: Tensor, pad_id: int | None = None, total_length: int | None = None) -> Tensor:
     """Key padding mask ``(B, S)``, True at padding positions.
 
     Two forms:
 
     * ``padding_mask(tokens, pad_id=0)``: ``tokens`` ``(B, S)`` holds token ids;
-    * ``padding_mask(lengths, max_len=S)``: ``lengths`` ``(B,)`` holds sequence lengths
-      (``max_len`` defaults to the longest).
+    * ``padding_mask(lengths, total_length=S)``: ``lengths`` ``(B,)`` holds sequence
+      lengths; ``S``, the padded length, defaults to the longest (the name is
+      ``pad_packed_sequence``'s).
     """
     if pad_id is not None:
         if x.ndim != 2:
@@ -104,10 +105,10 @@ def padding_mask(x: Tensor, pad_id: int | None = None, max_len: int | None = Non
     if torch.is_floating_point(x):
         raise TypeError("lengths must be integers")
     longest = int(x.max()) if len(x) else 0
-    max_len = longest if max_len is None else max_len
-    if (x < 0).any() or longest > max_len:
-        raise ValueError(f"lengths must lie in [0, max_len={max_len}], got {x.tolist()}")
-    return torch.arange(max_len, device=x.device) >= x[:, None]  # (B, S)
+    total_length = longest if total_length is None else total_length
+    if (x < 0).any() or longest > total_length:
+        raise ValueError(f"lengths must lie in [0, total_length={total_length}], got {x.tolist()}")
+    return torch.arange(total_length, device=x.device) >= x[:, None]  # (B, S)
 
 
 def causal_mask(size: int, device: torch.device | str | None = None) -> Tensor:

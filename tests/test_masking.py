@@ -54,14 +54,14 @@ def test_mask_builders():
         [False, False, False],
         [False, True, True],
     ]
-    assert padding_mask(torch.tensor([1]), max_len=2).tolist() == [[False, True]]
+    assert padding_mask(torch.tensor([1]), total_length=2).tolist() == [[False, True]]
     assert causal_mask(3).tolist() == [
         [False, True, True],
         [False, False, True],
         [False, False, False],
     ]
-    with pytest.raises(ValueError, match=r"lengths must lie in \[0, max_len=2\]"):
-        padding_mask(torch.tensor([3]), max_len=2)
+    with pytest.raises(ValueError, match=r"lengths must lie in \[0, total_length=2\]"):
+        padding_mask(torch.tensor([3]), total_length=2)
     with pytest.raises(ValueError, match="pad_id"):
         padding_mask(tokens)
     with pytest.raises(TypeError, match="integers"):

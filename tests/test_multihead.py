@@ -57,7 +57,7 @@ def test_parity_with_nn_multiheadattention(
         key = torch.randn(b, s, d, generator=g, dtype=torch.float64)
         value = torch.randn(b, s, d, generator=g, dtype=torch.float64)
     lengths = torch.randint(1, s + 1, (b,), generator=g)  # at least one real key each
-    kpm = padding_mask(lengths, max_len=s) if use_kpm else None
+    kpm = padding_mask(lengths, total_length=s) if use_kpm else None
     attn_mask = causal_mask(t) if (use_causal and s == t) else None
     kwargs = dict(key_padding_mask=kpm, attn_mask=attn_mask, average_attn_weights=average)
     out, weights = ours(query, key, value, **kwargs)
@@ -163,7 +163,7 @@ def test_attend_with_projected_memory_equals_forward():
     torch.manual_seed(0)
     mha = MultiHeadAttention(8, 2).double().eval()
     q, memory = torch.randn(3, 4, 8, dtype=torch.float64), torch.randn(3, 6, 8, dtype=torch.float64)
-    kpm = padding_mask(torch.tensor([6, 2, 4]), max_len=6)
+    kpm = padding_mask(torch.tensor([6, 2, 4]), total_length=6)
     kv = mha.project_kv(memory, memory)
     assert kv.key.shape == (3, 2, 6, 4)  # (B, N, S, Dh)
     expected = mha(q, memory, memory, key_padding_mask=kpm)

@@ -43,7 +43,7 @@ def test_multi_step_input_equals_step_by_step(decoder_cls):
 @pytest.mark.parametrize("decoder_cls", DECODERS)
 def test_padded_source_steps_get_no_attention(decoder_cls):
     _, decoder, source, memory, hidden = setup(decoder_cls)
-    mask = padding_mask(torch.tensor([4, 2, 1]), max_len=4)
+    mask = padding_mask(torch.tensor([4, 2, 1]), total_length=4)
     out, _, weights = decoder(source[:, -1:], hidden, memory, memory_key_padding_mask=mask)
     assert torch.all(weights[1, :, 2:] == 0) and torch.all(weights[2, :, 1:] == 0)
     # what sits in the padded states cannot change the output

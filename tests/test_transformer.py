@@ -39,8 +39,8 @@ def inputs(seed=0):
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(3, 5, D, generator=g, dtype=torch.float64)
     memory = torch.randn(3, 6, D, generator=g, dtype=torch.float64)
-    tgt_kpm = padding_mask(torch.tensor([5, 3, 4]), max_len=5)
-    mem_kpm = padding_mask(torch.tensor([6, 2, 5]), max_len=6)
+    tgt_kpm = padding_mask(torch.tensor([5, 3, 4]), total_length=5)
+    mem_kpm = padding_mask(torch.tensor([6, 2, 5]), total_length=6)
     return x, memory, tgt_kpm, mem_kpm
 
 
