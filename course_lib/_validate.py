@@ -212,3 +212,19 @@ def check_tokens(tokens: object, name: str, vocab_size: int, *, values: bool = T
         raise ValueError(f"{name} is empty: every sentence needs at least one token")
     if values and tokens.numel() and (tokens.min() < 0 or tokens.max() >= vocab_size):
         raise ValueError(f"{name} holds ids outside the vocabulary [0, {vocab_size})")
+
+
+def check_decoding_step(tokens: object, cache: object, cache_type: type, vocab_size: int) -> None:
+    """A decoding step's inputs: token ids (their values unchecked: decoding feeds the
+    model's own argmax), the cache type ``init_cache`` returns, and one batch for both."""
+    check_tokens(tokens, "tokens", vocab_size, values=False)
+    if not isinstance(cache, cache_type):
+        raise TypeError(
+            f"cache must be the {cache_type.__name__} from init_cache(), got {type(cache).__name__}"
+        )
+    rows = cache.src_key_padding_mask.shape[0]
+    if tokens.shape[0] != rows:
+        raise ValueError(
+            f"tokens hold {tokens.shape[0]} sentences but the cache {rows}: decode the batch "
+            "that was encoded"
+        )

@@ -34,7 +34,13 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from course_lib._validate import check_dropout, check_positive_int, check_tokens, shape_str
+from course_lib._validate import (
+    check_decoding_step,
+    check_dropout,
+    check_positive_int,
+    check_tokens,
+    shape_str,
+)
 from course_lib.seq2seq import Decoder
 from course_lib.seq2seq_attention import BahdanauDecoder
 from course_lib.vocab import PAD
@@ -171,18 +177,6 @@ class RecurrentTranslator(nn.Module):
         final = memory[rows, lengths - 1]
         return RecurrentState(final.unsqueeze(0), memory, src_key_padding_mask, 0)
 
-    def _check_step(self, tokens: Tensor, cache: RecurrentState) -> None:
-        check_tokens(tokens, "tokens", self.config.tgt_vocab, values=False)
-        if not isinstance(cache, RecurrentState):
-            raise TypeError(
-                f"cache must be the RecurrentState from init_cache(), got {type(cache).__name__}"
-            )
-        if tokens.shape[0] != cache.hidden.shape[1]:
-            raise ValueError(
-                f"tokens hold {tokens.shape[0]} sentences but the cache {cache.hidden.shape[1]}"
-                ": decode the batch that was encoded"
-            )
-
     def step(
         self, tokens: Tensor, cache: RecurrentState, *, need_weights: bool = False
     ) -> tuple[Tensor, RecurrentState, Tensor | None]:
@@ -192,7 +186,7 @@ class RecurrentTranslator(nn.Module):
             ``(logits (B, t, V), updated cache (length + t), weights (B, t, S) or None)``;
             the weights are ``None`` without ``need_weights`` or without attention.
         """
-        self._check_step(tokens, cache)
+        check_decoding_step(tokens, cache, RecurrentState, self.config.tgt_vocab)
         y = self.dropout(self.tgt_embed(tokens))  # (B, t, E)
         out, hidden, weights = self.decoder(
             y, cache.hidden, cache.memory, memory_key_padding_mask=cache.src_key_padding_mask

@@ -69,15 +69,20 @@ class Encoder(nn.Module):
 
 
 class DecoderStep(nn.Module):
-    """Base of the decoders: the argument checks of the decoder-step protocol.
+    """Base of the decoders: their sizes and the argument checks of the decoder-step
+    protocol. Subclasses with attention set ``needs_memory = True``.
 
-    Subclasses set ``n_features`` and ``hidden_dim``; those with attention set
-    ``needs_memory = True``.
+    Args:
+        n_features: features per step ``F`` (input and output).
+        hidden_dim: GRU hidden size ``H``.
     """
 
-    n_features: int
-    hidden_dim: int
     needs_memory = False
+
+    def __init__(self, n_features: int, hidden_dim: int) -> None:
+        super().__init__()
+        self.n_features = n_features
+        self.hidden_dim = hidden_dim
 
     def check_step(self, x: Tensor, hidden: Tensor, memory: Tensor | None) -> None:
         check_sequence(x, "decoder input x", self.n_features)
@@ -113,9 +118,7 @@ class Decoder(DecoderStep):
     """
 
     def __init__(self, n_features: int, hidden_dim: int) -> None:
-        super().__init__()
-        self.n_features = n_features
-        self.hidden_dim = hidden_dim
+        super().__init__(n_features, hidden_dim)
         self.gru = nn.GRU(n_features, hidden_dim, batch_first=True)
         self.output = nn.Linear(hidden_dim, n_features)
 

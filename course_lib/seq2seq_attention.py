@@ -46,9 +46,7 @@ class AttentionDecoder(DecoderStep):
     needs_memory = True
 
     def __init__(self, n_features: int, hidden_dim: int) -> None:
-        super().__init__()
-        self.n_features = n_features
-        self.hidden_dim = hidden_dim
+        super().__init__(n_features, hidden_dim)
         self.gru = nn.GRU(n_features, hidden_dim, batch_first=True)
         self.attention = Attention(proj_dim=hidden_dim)
         self.output = nn.Linear(2 * hidden_dim, n_features)
@@ -91,9 +89,7 @@ class BahdanauDecoder(DecoderStep):
     needs_memory = True
 
     def __init__(self, n_features: int, hidden_dim: int, attn_dim: int | None = None) -> None:
-        super().__init__()
-        self.n_features = n_features
-        self.hidden_dim = hidden_dim
+        super().__init__(n_features, hidden_dim)
         self.attention = AdditiveAttention(hidden_dim, hidden_dim, attn_dim=attn_dim or hidden_dim)
         self.gru = nn.GRU(n_features + hidden_dim, hidden_dim, batch_first=True)
         self.output = nn.Linear(hidden_dim, n_features)

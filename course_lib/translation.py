@@ -24,7 +24,13 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from course_lib._validate import check_dropout, check_positive_int, check_tokens, shape_str
+from course_lib._validate import (
+    check_decoding_step,
+    check_dropout,
+    check_positive_int,
+    check_tokens,
+    shape_str,
+)
 from course_lib.masking import causal_mask
 from course_lib.positional import PositionalEncoding
 from course_lib.transformer import DecoderCache, TransformerDecoder, TransformerEncoder
@@ -150,24 +156,12 @@ class TranslationTransformer(nn.Module):
         memory, src_key_padding_mask, _ = self.encode(src)
         return TranslationCache(self.decoder.init_cache(memory), src_key_padding_mask)
 
-    def _check_step(self, tokens: Tensor, cache: TranslationCache) -> None:
-        check_tokens(tokens, "tokens", self.config.tgt_vocab, values=False)
-        if not isinstance(cache, TranslationCache):
-            raise TypeError(
-                f"cache must be the TranslationCache from init_cache(), got {type(cache).__name__}"
-            )
-        if tokens.shape[0] != cache.src_key_padding_mask.shape[0]:
-            raise ValueError(
-                f"tokens hold {tokens.shape[0]} sentences but the cache "
-                f"{cache.src_key_padding_mask.shape[0]}: decode the batch that was encoded"
-            )
-
     def step(
         self, tokens: Tensor, cache: TranslationCache, *, need_weights: bool = False
     ) -> tuple[Tensor, TranslationCache, dict | None]:
         """Logits ``(B, t, V)`` for the newest target tokens ``(B, t)``, positions
         ``cache.length ...``; returns ``(logits, updated cache, weights or None)``."""
-        self._check_step(tokens, cache)
+        check_decoding_step(tokens, cache, TranslationCache, self.config.tgt_vocab)
         y = self.positional(self.tgt_embed(tokens), start=cache.length)  # (B, t, D)
         h, decoder_cache, weights = self.decoder.step(
             self.dropout(y),
