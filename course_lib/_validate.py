@@ -10,8 +10,10 @@ import torch
 from torch import Tensor
 
 
-def shape_str(x: Tensor) -> str:
-    return "(" + ", ".join(str(s) for s in x.shape) + ")"
+def shape_str(x: Tensor | tuple[int, ...] | torch.Size) -> str:
+    """``"(2, 3)"`` for a tensor or a shape, as the error messages print shapes."""
+    shape = x.shape if isinstance(x, Tensor) else x
+    return "(" + ", ".join(str(s) for s in shape) + ")"
 
 
 def check_sequence(x: Tensor, name: str, n_features: int | None = None) -> None:

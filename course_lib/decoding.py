@@ -27,7 +27,6 @@ Both decoders run under ``torch.no_grad()`` in eval mode and restore the mode th
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -36,6 +35,7 @@ import torch
 from torch import Tensor
 
 from course_lib._validate import check_positive_int
+from course_lib.train import evaluating
 from course_lib.vocab import EOS, PAD, SOS, Vocab, pad
 
 __all__ = ["Translator", "greedy_decode", "beam_search", "translate"]
@@ -65,17 +65,6 @@ class Translator(Protocol):
     def train(self, mode: bool = True) -> Any: ...
 
     def eval(self) -> Any: ...
-
-
-@contextlib.contextmanager
-def _inference(model: Translator):
-    was_training = model.training
-    model.eval()
-    try:
-        with torch.no_grad():
-            yield
-    finally:
-        model.train(was_training)
 
 
 def _check(model: Translator, src: Tensor, max_new_tokens: int) -> None:
@@ -111,7 +100,7 @@ def greedy_decode(
     B = src.shape[0]
     ys = torch.full((B, 1), SOS, dtype=torch.long, device=src.device)  # (B, 1): <sos>
     finished = torch.zeros(B, dtype=torch.bool, device=src.device)
-    with _inference(model):
+    with evaluating(model):
         if recompute != "everything":
             cache = empty = model.init_cache(src)  # the source encoded once
         for _ in range(max_new_tokens):
@@ -151,7 +140,7 @@ def beam_search(
     check_positive_int(beam_size, "beam_size")
     B, K = src.shape[0], beam_size
     device = src.device
-    with _inference(model):
+    with evaluating(model):
         rows = torch.arange(B, device=device).repeat_interleave(K)  # (B * K,): beam -> sentence
         cache = model.init_cache(src).select(rows)
         ys = torch.full((B * K, 1), SOS, dtype=torch.long, device=device)

@@ -14,10 +14,11 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-__all__ = ["plot_losses", "attention_heatmap", "attention_heatmaps", "plot_query_keys"]
+__all__ = ["plot_losses", "attention_heatmap", "attention_heatmaps", "plot_query_keys", "to_numpy"]
 
 
-def _numpy(x) -> np.ndarray:
+def to_numpy(x) -> np.ndarray:
+    """A NumPy array of a tensor (detached, on the CPU) or of anything array-like."""
     if isinstance(x, torch.Tensor):
         return x.detach().cpu().numpy()
     return np.asarray(x)
@@ -91,7 +92,7 @@ def _heatmap(
 
 
 def _weights_2d(weights, name: str = "weights") -> np.ndarray:
-    w = _numpy(weights).astype(float)
+    w = to_numpy(weights).astype(float)
     if w.ndim == 3 and w.shape[0] == 1:
         w = w[0]
     if w.ndim != 2:
@@ -159,7 +160,7 @@ def attention_heatmaps(
 
     ``x_rotation`` turns the key labels by that many degrees (for long words).
     """
-    w = _numpy(weights).astype(float)
+    w = to_numpy(weights).astype(float)
     if w.ndim != 3:
         raise ValueError(f"weights must be (N, T, S), got shape {w.shape}")
     if titles is not None and len(titles) != len(w):
@@ -211,8 +212,8 @@ def plot_query_keys(
     Args:
         query: ``(2,)``; keys: ``(S, 2)``; context: optional ``(2,)``.
     """
-    q = _numpy(query).astype(float).reshape(-1)
-    k = _numpy(keys).astype(float)
+    q = to_numpy(query).astype(float).reshape(-1)
+    k = to_numpy(keys).astype(float)
     if q.shape != (2,) or k.ndim != 2 or k.shape[1] != 2:
         raise ValueError(f"query must be (2,) and keys (S, 2), got {q.shape} and {k.shape}")
     labels = key_labels or [f"$k_{i}$" for i in range(len(k))]
@@ -242,7 +243,7 @@ def plot_query_keys(
         bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "lightgray"},
     )
     if context is not None:
-        c = _numpy(context).astype(float).reshape(-1)
+        c = to_numpy(context).astype(float).reshape(-1)
         ax.arrow(0, 0, *c, color="tab:red", width=0.012, length_includes_head=True, head_width=0.05)
         d = c / (np.linalg.norm(c) or 1.0)  # label beyond the tip, clear of the keys' labels
         ax.annotate(

@@ -28,6 +28,7 @@ from matplotlib.figure import Figure
 from torch.utils.data import TensorDataset
 
 from course_lib._validate import check_seed
+from course_lib.plots import to_numpy
 
 __all__ = [
     "CORNERS",
@@ -196,12 +197,6 @@ def corner_accuracy(
 SOURCE_COLOR, TARGET_COLOR, PREDICTED_COLOR = "tab:blue", "tab:green", "tab:red"
 
 
-def _numpy(x) -> np.ndarray:
-    if isinstance(x, torch.Tensor):
-        return x.detach().cpu().numpy()
-    return np.asarray(x)
-
-
 def _draw_square(ax, source, target, predicted, direction, source_len: int) -> None:
     ax.plot(*np.vstack([CORNERS, CORNERS[:1]]).T, color="lightgray", ls="--", lw=1, zorder=0)
     ax.plot(*source.T, "o-", color=SOURCE_COLOR, ms=7, label="source")
@@ -268,12 +263,12 @@ def plot_squares(
         title: figure title.
         panel_size: size of one panel in inches.
     """
-    pts, dirs = _numpy(points).astype(float), _numpy(directions)
+    pts, dirs = to_numpy(points).astype(float), to_numpy(directions)
     if pts.ndim != 3 or pts.shape[-1] != 2:
         raise ValueError(f"points must have shape (N, L, 2), got {pts.shape}")
     if len(dirs) != len(pts):
         raise ValueError(f"got {len(pts)} sequences but {len(dirs)} directions")
-    pred = None if predicted is None else _numpy(predicted).astype(float)
+    pred = None if predicted is None else to_numpy(predicted).astype(float)
     if pred is not None and pred.shape != (len(pts), pts.shape[1] - source_len, 2):
         raise ValueError(
             f"predicted must have shape (N, L - source_len, 2) = "

@@ -16,11 +16,12 @@ while its validation set hands over the source alone.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import torch
@@ -29,7 +30,7 @@ from tqdm.std import tqdm
 
 from course_lib._validate import check_seed, shape_str
 
-__all__ = ["default_device", "clock", "Trainer"]
+__all__ = ["default_device", "clock", "evaluating", "Trainer"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -52,6 +53,19 @@ def clock(device: torch.device | str) -> float:
         torch.cuda.synchronize()
         return time.perf_counter()
     return time.process_time()
+
+
+@contextlib.contextmanager
+def evaluating(model: nn.Module) -> Iterator[nn.Module]:
+    """Eval mode and no gradients inside the ``with`` block; the model's train/eval mode is
+    put back afterwards, whatever it was (and whatever happens inside)."""
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            yield model
+    finally:
+        model.train(was_training)
 
 
 def _to(obj, device: torch.device):
@@ -207,11 +221,8 @@ class Trainer:
 
         The model's previous train/eval mode is restored afterwards.
         """
-        was_training = self.model.training
-        try:
+        with evaluating(self.model):
             return self._run_epoch(loader, train=False)
-        finally:
-            self.model.train(was_training)
 
     def fit(
         self,
@@ -285,13 +296,8 @@ class Trainer:
         Keyword arguments go to the model (e.g. ``need_weights=True``). The model's previous
         train/eval mode is restored afterwards.
         """
-        was_training = self.model.training
-        self.model.eval()
-        try:
-            with torch.no_grad():
-                output = self.model(*_to(inputs, self.device), **kwargs)
-        finally:
-            self.model.train(was_training)
+        with evaluating(self.model):
+            output = self.model(*_to(inputs, self.device), **kwargs)
         return _to(output, torch.device("cpu"))
 
     def save_checkpoint(self, path: str | os.PathLike) -> None:

@@ -7,6 +7,8 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import Tensor
 
+from course_lib._validate import shape_str
+
 ATOL = 1e-5
 
 
@@ -28,10 +30,6 @@ def call_student(fn: Callable, name: str, *args):
         raise CheckFailed(f"{name} raised {type(err).__name__}: {err}") from err
 
 
-def fmt(shape) -> str:
-    return "(" + ", ".join(str(s) for s in shape) + ")"
-
-
 def compare(
     got,
     expected: Tensor,
@@ -45,7 +43,7 @@ def compare(
         raise CheckFailed(f"{name} should return a torch.Tensor, got {type(got).__name__} ({case})")
     if tuple(got.shape) != tuple(expected.shape):
         raise CheckFailed(
-            f"{name} returned shape {fmt(got.shape)}, expected {fmt(expected.shape)} ({case})"
+            f"{name} returned shape {shape_str(got.shape)}, expected {shape_str(expected.shape)} ({case})"
         )
     got = got.detach().to("cpu", expected.dtype)
     if torch.allclose(got, expected, atol=ATOL):

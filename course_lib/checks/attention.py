@@ -8,8 +8,9 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
+from course_lib._validate import shape_str
 from course_lib.attention import scaled_dot_product_attention
-from course_lib.checks._core import ATOL, CheckFailed, call_student, compare, fmt, passed
+from course_lib.checks._core import ATOL, CheckFailed, call_student, compare, passed
 from course_lib.masking import masked_softmax
 from course_lib.seq2seq_attention import AttentionDecoder
 
@@ -216,9 +217,9 @@ def check_general_scores(general_scores: Callable) -> None:
         got = _general_call(general_scores, name, q.clone(), k.clone(), w.clone())
         if isinstance(got, Tensor) and got.shape == (b, s, t) and s != t:
             raise CheckFailed(
-                f"{name} returned (B, S, T) = {fmt(got.shape)}: the scores have one "
+                f"{name} returned (B, S, T) = {shape_str(got.shape)}: the scores have one "
                 f"row per query and one column per key, (B, T, S) = "
-                f"{fmt(expected.shape)} ({case})"
+                f"{shape_str(expected.shape)} ({case})"
             )
         why = (
             "the general score is q^T W k itself; the division by sqrt(d) belongs "
@@ -422,7 +423,7 @@ def check_kernel_weights(laplace_weights: Callable, boxcar_weights: Callable) ->
     cases = [torch.randn(4, 6, generator=g), torch.rand(5, 9, generator=g) * 4 - 2]
     empty = torch.tensor([[0.1, -0.7, 0.9], [0.6, -0.8, 1.5], [0.5, -0.5, 0.2]])
     for diffs in cases:
-        case = f"diffs of shape {fmt(diffs.shape)}"
+        case = f"diffs of shape {shape_str(diffs.shape)}"
         expected = torch.softmax(-diffs.abs(), dim=-1)
         got = call_student(laplace_weights, "laplace_weights", diffs.clone())
         compare(
@@ -444,7 +445,7 @@ def check_kernel_weights(laplace_weights: Callable, boxcar_weights: Callable) ->
             ],
         )
     for diffs, half in [(cases[0], 0.5), (cases[1], 1.0), (empty, 0.5)]:
-        case = f"diffs of shape {fmt(diffs.shape)}, half_width={half}"
+        case = f"diffs of shape {shape_str(diffs.shape)}, half_width={half}"
         inside = (diffs.abs() < half).float()  # (T, S)
         expected = inside / inside.sum(-1, keepdim=True).clamp(min=1)
         got = call_student(boxcar_weights, "boxcar_weights", diffs.clone(), half)

@@ -15,7 +15,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from course_lib.checks._core import CheckFailed, call_student, compare, fmt, passed
+from course_lib._validate import shape_str
+from course_lib.checks._core import CheckFailed, call_student, compare, passed
 
 __all__ = [
     "check_multi_head_attention",
@@ -116,8 +117,8 @@ def check_multi_head_attention(multi_head_attention: Callable) -> None:
         got_out, got_w = got
         if isinstance(got_w, Tensor) and got_w.shape == (b, nh, t, s) and nh > 1:
             raise CheckFailed(
-                f"{name} returned the weights of every head {fmt(got_w.shape)}; "
-                f"return their mean over the heads, {fmt((b, t, s))} ({case})"
+                f"{name} returned the weights of every head {shape_str(got_w.shape)}; "
+                f"return their mean over the heads, {shape_str((b, t, s))} ({case})"
             )
         compare(
             got_w,
@@ -251,7 +252,7 @@ def check_learned_positions(positions_cls: Callable) -> None:
         if tuple(embedding.weight.shape) != (max_len, d):
             raise CheckFailed(
                 f"{name}({max_len}, {d}).embedding holds "
-                f"{fmt(embedding.weight.shape)} vectors; it needs one row of "
+                f"{shape_str(embedding.weight.shape)} vectors; it needs one row of "
                 f"d_model={d} numbers per position: ({max_len}, {d})"
             )
         x = torch.randn(b, t, d, generator=g)

@@ -9,8 +9,9 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from course_lib._validate import shape_str
 from course_lib.attention import scaled_dot_product_attention
-from course_lib.checks._core import ATOL, CheckFailed, call_student, compare, fmt, passed
+from course_lib.checks._core import ATOL, CheckFailed, call_student, compare, passed
 from course_lib.masking import causal_mask
 from course_lib.multihead import MultiHeadAttention
 from course_lib.positional import sinusoidal_encoding
@@ -193,10 +194,10 @@ def check_attention_shapes(fn: Callable) -> None:
             if tuple(shape) != want:
                 why = next(
                     (why for wrong, why in known if tuple(shape) == wrong),
-                    f"expected {letters} = {fmt(want)}",
+                    f"expected {letters} = {shape_str(want)}",
                 )
                 raise CheckFailed(
-                    f"{name}: the {which} shape {fmt(shape)} is wrong: {why} ({case})"
+                    f"{name}: the {which} shape {shape_str(shape)} is wrong: {why} ({case})"
                 )
     passed(name, len(cases))
 
@@ -236,7 +237,7 @@ def check_decoder_self_attention_mask(mask_fn: Callable) -> None:
             )
         if isinstance(got, Tensor) and tuple(got.shape) == (t, t) and b != t:
             raise CheckFailed(
-                f"{name} returned (T, T) = {fmt(got.shape)}: one mask for every "
+                f"{name} returned (T, T) = {shape_str(got.shape)}: one mask for every "
                 "sentence cannot block each sentence's own padding. Return "
                 "(B, T, T): causal_mask(T)[None] is (1, T, T), the padding "
                 "(tgt_in == PAD)[:, None, :] is (B, 1, T), and | broadcasts "
@@ -244,7 +245,7 @@ def check_decoder_self_attention_mask(mask_fn: Callable) -> None:
             )
         if isinstance(got, Tensor) and tuple(got.shape) == (b, t):
             raise CheckFailed(
-                f"{name} returned (B, T) = {fmt(got.shape)}, a padding mask alone: "
+                f"{name} returned (B, T) = {shape_str(got.shape)}, a padding mask alone: "
                 "the decoder also needs the causal part. Broadcasting builds "
                 "(B, T, T): causal_mask(T)[None] (1, T, T) | (tgt_in == PAD)"
                 f"[:, None, :] (B, 1, T) ({case})"
@@ -378,7 +379,7 @@ def check_cached_attention_step(step_fn: Callable) -> None:
         ]:
             if isinstance(got_cache, Tensor) and got_cache.shape == old.shape:
                 raise CheckFailed(
-                    f"{name} returned {which} of shape {fmt(old.shape)}, the cache "
+                    f"{name} returned {which} of shape {shape_str(old.shape)}, the cache "
                     "unchanged: append the new step, torch.cat([cache, new], "
                     f"dim=1), so the next step can use it ({case})"
                 )
