@@ -771,3 +771,12 @@ def test_checks_leave_the_students_random_numbers_alone(check, answer):
     torch.manual_seed(1234)
     check(answer)
     assert torch.equal(torch.rand(3), expected), "the check drew from the global generator"
+
+
+def test_a_broken_reference_is_not_reported_as_the_students_mistake():
+    from course_lib.checks._core import CheckFailed, reference_holds
+
+    reference_holds(True, "fine")
+    with pytest.raises(RuntimeError, match="not in your code") as err:
+        reference_holds(False, "shapes")
+    assert not isinstance(err.value, (AssertionError, CheckFailed))

@@ -66,3 +66,14 @@ def compare(
 
 def passed(name: str, n_cases: int) -> None:
     print(f"✓ {name}: all {n_cases} cases agree with the reference.")
+
+
+def reference_holds(ok: bool, what: str) -> None:
+    """A self-check's own consistency test of its reference. Raises ``RuntimeError``, not
+    :class:`CheckFailed` (an ``AssertionError``), so a bug in the check can never look like
+    the student's mistake."""
+    if not ok:
+        raise RuntimeError(
+            f"this self-check's reference is inconsistent ({what}): a bug in course_lib.checks, "
+            "not in your code -- please report it"
+        )

@@ -7,7 +7,14 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
-from course_lib.checks._core import ATOL, CheckFailed, call_student, compare, passed
+from course_lib.checks._core import (
+    ATOL,
+    CheckFailed,
+    call_student,
+    compare,
+    passed,
+    reference_holds,
+)
 from course_lib.seq2seq import Decoder, Encoder, EncoderDecoder
 
 __all__ = ["check_gru_cell", "check_decoder_inputs", "check_scheduled_decode"]
@@ -67,7 +74,7 @@ def check_gru_cell(gru_cell: Callable) -> None:
         with torch.no_grad():
             expected = cell(x, h)
             right, mistakes = _gru_variants(x, h, *params)
-        assert torch.allclose(right, expected, atol=ATOL)  # the reference agrees with itself
+        reference_holds(torch.allclose(right, expected, atol=ATOL), "GRU variants vs GRUCell")
         got = call_student(gru_cell, "gru_cell", x.clone(), h.clone(), *[p.clone() for p in params])
         compare(got, expected, "gru_cell", f"B={b}, F={f}, H={hdim}", mistakes)
     passed("gru_cell", len(sizes))
@@ -307,7 +314,7 @@ def check_scheduled_decode(decode_scheduled: Callable) -> None:
                     )
                 )
         if copies:
-            assert not _same_rows(expected)  # the coins really differ between sequences
+            reference_holds(not _same_rows(expected), "the coins differ between sequences")
         generator = torch.Generator().manual_seed(coin_seed)
         untouched = generator.get_state()
         with torch.enable_grad():

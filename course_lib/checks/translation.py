@@ -11,7 +11,14 @@ from torch import Tensor
 
 from course_lib._validate import shape_str
 from course_lib.attention import scaled_dot_product_attention
-from course_lib.checks._core import ATOL, CheckFailed, call_student, compare, passed
+from course_lib.checks._core import (
+    ATOL,
+    CheckFailed,
+    call_student,
+    compare,
+    passed,
+    reference_holds,
+)
 from course_lib.masking import causal_mask
 from course_lib.multihead import MultiHeadAttention
 from course_lib.positional import sinusoidal_encoding
@@ -60,7 +67,7 @@ def check_token_positions(fn: Callable) -> None:
         ids = torch.tensor(vocab.encode(sentence), dtype=torch.long)
         s = len(ids)
         expected = sinusoidal_encoding(s, d)
-        assert torch.allclose(expected, _positions(s, d).float(), atol=ATOL)
+        reference_holds(torch.allclose(expected, _positions(s, d).float(), atol=ATOL), "positions")
         unknown = vocab.unknown_words(sentence)
         case = f"sentence={sentence!r}, d_model={d}" + (f", unknown {unknown}" if unknown else "")
         got = call_student(fn, name, sentence, vocab, d)
@@ -133,7 +140,7 @@ def check_attention_shapes(fn: Callable) -> None:
             out, averaged = mha(q, kv, kv)
             _, per_head = mha(q, kv, kv, average_attn_weights=False)
         expected = [tuple(out.shape), tuple(averaged.shape), tuple(per_head.shape)]
-        assert expected == [(b, lq, d), (b, lq, lk), (b, h, lq, lk)]
+        reference_holds(expected == [(b, lq, d), (b, lq, lk), (b, h, lq, lk)], "shapes")
         case = f"B={b}, Lq={lq}, Lk={lk}, D={d}, H={h}"
         got = call_student(fn, name, b, lq, lk, d, h)
         if not (isinstance(got, (tuple, list)) and len(got) == 3):
@@ -331,7 +338,9 @@ def check_cached_attention_step(step_fn: Callable) -> None:
         full, _ = scaled_dot_product_attention(q_all, k_all, v_all, attn_mask=causal_mask(t + 1))
         expected = full[:, -1:]  # (B, 1, D): the last row of full causal attention
         scale = 1 / math.sqrt(d)
-        assert torch.allclose(expected, _attend(q, k_all, v_all, scale), atol=ATOL)
+        reference_holds(
+            torch.allclose(expected, _attend(q, k_all, v_all, scale), atol=ATOL), "cache"
+        )
         case = f"B={b}, t={t} cached steps, D={d}"
         args = (q.clone(), k.clone(), v.clone(), cache_k.clone(), cache_v.clone())
         try:
@@ -436,7 +445,9 @@ def check_label_smoothed_loss(loss_fn: Callable) -> None:
         logits = 2 * torch.randn(n, v, generator=g, dtype=torch.float64)
         target = torch.randint(0, v, (n,), generator=g)
         expected = F.cross_entropy(logits, target, label_smoothing=eps)
-        assert torch.allclose(expected, _smoothed(logits, target, eps, v), atol=ATOL)
+        reference_holds(
+            torch.allclose(expected, _smoothed(logits, target, eps, v), atol=ATOL), "smoothing"
+        )
         case = f"N={n}, V={v}, epsilon={eps}"
         got = call_student(loss_fn, name, logits.clone(), target.clone(), eps)
         if isinstance(got, (float, int)) and not isinstance(got, bool):
