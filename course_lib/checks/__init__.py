@@ -6,18 +6,22 @@ raises :class:`CheckFailed` whose message says, in words, what differs -- and, f
 common mistakes, what the likely cause is. A function that still raises
 ``NotImplementedError`` fails with a message saying so.
 
-One module per chapter; everything is importable from ``course_lib.checks``.
+A module or two per chapter, none over a few hundred lines; everything is importable from
+``course_lib.checks``.
 """
 
 from course_lib.checks._core import CheckFailed
 from course_lib.checks.attention import (
-    check_attention_step,
-    check_context_only_decoder,
     check_general_scores,
     check_kernel_weights,
     check_masked_softmax,
     check_scaled_dot_product_attention,
 )
+from course_lib.checks.attention_decoder import (
+    check_attention_step,
+    check_context_only_decoder,
+)
+from course_lib.checks.decoding import check_cached_attention_step, check_label_smoothed_loss
 from course_lib.checks.gps import (
     check_ade_fde,
     check_constant_velocity,
@@ -45,9 +49,7 @@ from course_lib.checks.transformer import (
 )
 from course_lib.checks.translation import (
     check_attention_shapes,
-    check_cached_attention_step,
     check_decoder_self_attention_mask,
-    check_label_smoothed_loss,
     check_token_positions,
 )
 

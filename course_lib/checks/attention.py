@@ -1,4 +1,5 @@
-"""Self-checks for Chapter 2 (attention). Masks: True = blocked, as everywhere in course_lib."""
+"""Self-checks for Chapters 2a and 2b (attention pooling and scoring functions). Masks:
+True = blocked, as everywhere in course_lib. (Chapter 2c: ``checks.attention_decoder``.)"""
 
 from __future__ import annotations
 
@@ -12,14 +13,11 @@ from course_lib._validate import shape_str
 from course_lib.attention import scaled_dot_product_attention
 from course_lib.checks._core import ATOL, CheckFailed, call_student, compare, passed
 from course_lib.masking import masked_softmax
-from course_lib.seq2seq_attention import AttentionDecoder
 
 __all__ = [
     "check_masked_softmax",
     "check_scaled_dot_product_attention",
     "check_general_scores",
-    "check_attention_step",
-    "check_context_only_decoder",
     "check_kernel_weights",
 ]
 
@@ -265,151 +263,6 @@ def check_general_scores(general_scores: Callable) -> None:
             raise
     passed(name, len(cases))
     print("  With W = I the general score is the dot product q^T k.")
-
-
-def _unpack_step(got, name: str, case: str) -> tuple:
-    __tracebackhide__ = True
-    if not (isinstance(got, tuple) and len(got) == 3):
-        raise CheckFailed(
-            f"{name} should return a tuple (out, hidden, weights), got "
-            f"{type(got).__name__} ({case})"
-        )
-    return got
-
-
-def check_attention_step(attention_step: Callable) -> None:
-    """Check ``attention_step(decoder, x, hidden, memory, memory_key_padding_mask)``.
-
-    ``decoder`` is a :class:`~course_lib.seq2seq_attention.AttentionDecoder`; the answer must
-    return what ``decoder(x, hidden, memory, memory_key_padding_mask=...)`` returns --
-    ``out (B, 1, F)``, ``hidden (1, B, H)``, ``weights (B, 1, S)`` -- with the attention
-    (projections, scaled scores, mask, softmax, weighted sum) written out by hand.
-    """
-    __tracebackhide__ = True
-    name = "attention_step"
-    g = torch.Generator().manual_seed(5)
-    cases = [(2, 3, 4, 2, [3, 3]), (3, 5, 6, 2, [5, 2, 4]), (1, 1, 3, 3, [1])]
-    for seed, (b, s, h, f, lengths) in enumerate(cases):
-        with torch.random.fork_rng(devices=[]):  # leave the student's generator alone
-            torch.manual_seed(200 + seed)
-            decoder = AttentionDecoder(f, h)
-        x = torch.randn(b, 1, f, generator=g)
-        hidden = torch.randn(1, b, h, generator=g)
-        memory = torch.randn(b, s, h, generator=g)
-        mask = torch.arange(s) >= torch.tensor(lengths)[:, None]  # (B, S), True = padding
-        case = f"B={b}, S={s}, H={h}, source lengths {lengths}"
-        with torch.no_grad():
-            expected = decoder(x, hidden, memory, memory_key_padding_mask=mask)
-            got = _unpack_step(
-                call_student(attention_step, name, decoder, x, hidden.clone(), memory, mask),
-                name,
-                case,
-            )
-            query, new_hidden = decoder.gru(x, hidden)  # (B, 1, H), (1, B, H)
-            q = decoder.attention.q_proj(query)  # (B, 1, H)
-            k = decoder.attention.k_proj(memory)  # (B, S, H)
-            raw = q @ k.transpose(1, 2)  # (B, 1, S), unscaled
-            blocked = mask[:, None, :]  # (B, 1, S)
-            q_old = decoder.attention.q_proj(hidden.transpose(0, 1))  # the state before the step
-            mistakes_w = [
-                (
-                    masked_softmax(raw, blocked),
-                    "the scores are not divided by sqrt(H): scale "
-                    "q @ k^T by 1 / sqrt(hidden size) before the softmax",
-                ),
-                (
-                    masked_softmax(raw / math.sqrt(h), ~blocked),
-                    "the mask's polarity is "
-                    "flipped: True marks PADDING, and padded keys must get weight 0",
-                ),
-                (
-                    torch.softmax(raw / math.sqrt(h), -1),
-                    "padded keys get weight: fill the "
-                    "scores where the mask is True with -inf before the softmax",
-                ),
-                (
-                    masked_softmax(q_old @ k.transpose(1, 2) / math.sqrt(h), blocked),
-                    "the "
-                    "query is the state BEFORE the GRU step (that is Bahdanau's decoder): run "
-                    "the GRU first, its output is the query",
-                ),
-            ]
-        out, new_h, weights = expected
-        if isinstance(got[2], Tensor) and torch.isnan(got[2]).any():
-            raise CheckFailed(
-                f"{name}'s weights contain NaN ({case}): a row whose keys are "
-                "all blocked. Is the polarity flipped? True marks PADDING; the "
-                "real keys (False) must stay"
-            )
-        compare(got[2], weights, f"{name}'s weights", case, mistakes_w)
-        compare(got[1], new_h, f"{name}'s hidden state", case)
-        context = weights @ memory  # (B, 1, H)
-        compare(
-            got[0],
-            out,
-            f"{name}'s output",
-            case,
-            [
-                (
-                    decoder.output(torch.cat([query, context], -1)).detach(),
-                    "the "
-                    "concatenation is in the wrong order: the output layer reads [context, query]",
-                ),
-                (
-                    decoder.output(torch.cat([weights @ k, query], -1)).detach(),
-                    "the context "
-                    "averages the projected keys: the values are the encoder states themselves "
-                    "(memory), not k_proj(memory)",
-                ),
-            ],
-        )
-    passed(name, len(cases))
-
-
-def check_context_only_decoder(decoder_cls: Callable) -> None:
-    """Check ``ContextOnlyDecoder(n_features, hidden_dim)``: an ``AttentionDecoder`` whose
-    output layer reads the context vector alone, ``Linear(H, F)``.
-
-    Its forward pass must return ``(out, hidden, weights)`` like ``AttentionDecoder``'s, with
-    ``out = output(context)``.
-    """
-    __tracebackhide__ = True
-    name = "ContextOnlyDecoder"
-    g = torch.Generator().manual_seed(6)
-    cases = [(2, 3, 4, 2), (3, 2, 5, 3)]
-    for seed, (b, s, h, f) in enumerate(cases):
-        with torch.random.fork_rng(devices=[]):  # leave the student's generator alone
-            torch.manual_seed(500 + seed)
-            decoder = call_student(decoder_cls, name, f, h)
-        output = getattr(decoder, "output", None)
-        if not isinstance(output, torch.nn.Linear):
-            raise CheckFailed(f"{name} needs a linear layer `self.output`")
-        if (output.in_features, output.out_features) != (h, f):
-            raise CheckFailed(
-                f"{name}(n_features={f}, hidden_dim={h}).output is Linear"
-                f"({output.in_features}, {output.out_features}); it reads the context "
-                f"alone, so it must be Linear(hidden_dim, n_features) = Linear({h}, {f})"
-            )
-        x = torch.randn(b, 1, f, generator=g)
-        hidden = torch.randn(1, b, h, generator=g)
-        memory = torch.randn(b, s, h, generator=g)
-        case = f"B={b}, S={s}, H={h}, F={f}"
-        with torch.no_grad():
-            got = _unpack_step(call_student(decoder, name, x, hidden, memory), name, case)
-            query, new_hidden = decoder.gru(x, hidden)  # (B, 1, H), (1, B, H)
-            context, weights = decoder.attention(query, memory)  # (B, 1, H), (B, 1, S)
-            expected = decoder.output(context)  # (B, 1, F)
-            mistakes = [
-                (
-                    decoder.output(query),
-                    "the output is computed from the query: "
-                    "compute it from the context vector alone",
-                )
-            ]
-        compare(got[1], new_hidden, f"{name}'s hidden state", case)
-        compare(got[2], weights, f"{name}'s weights", case)
-        compare(got[0], expected, f"{name}'s output", case, mistakes)
-    passed(name, len(cases))
 
 
 def check_kernel_weights(laplace_weights: Callable, boxcar_weights: Callable) -> None:
