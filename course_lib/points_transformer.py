@@ -1,4 +1,5 @@
-"""A Transformer encoder-decoder for sequences of points (the squares, GPS trajectories).
+"""``SelfAttentionEncoderDecoder``: a Transformer encoder-decoder for sequences of points (the
+squares, GPS trajectories).
 
 Batch first. Letters: ``B`` batch, ``S`` source length, ``T`` target length, ``F`` features
 per point, ``D`` model width. Masks: True = blocked.
