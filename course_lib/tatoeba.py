@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from course_lib._validate import check_seed
 from course_lib.datafiles import ENG_FRA, DataFileError, load_text, read_text
 
 __all__ = [
@@ -196,8 +197,7 @@ def split_pairs(
     For the course's 11,445 pairs (6,533 groups, the largest 36 pairs) and seed 0:
     9,156 / 1,145 / 1,144 pairs.
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an integer, got {seed!r}")
+    seed = check_seed(seed)
     if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-9:
         raise ValueError(
             f"fractions must be three non-negative shares summing to 1, got {fractions}"

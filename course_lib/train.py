@@ -28,7 +28,7 @@ import torch
 from torch import Tensor, nn
 from tqdm.std import tqdm
 
-from course_lib._validate import check_seed, shape_str
+from course_lib._validate import check_positive_int, check_seed, shape_str
 
 __all__ = ["default_device", "clock", "evaluating", "Trainer"]
 
@@ -253,8 +253,7 @@ class Trainer:
                 timing and budgets. When it returns a dict, the progress bar shows that
                 dict instead of the default losses.
         """
-        if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
-            raise ValueError(f"epochs must be a positive integer, got {epochs!r}")
+        check_positive_int(epochs, "epochs")
         if seed is not None:
             seed = check_seed(seed)
             torch.manual_seed(seed)

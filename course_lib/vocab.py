@@ -28,6 +28,8 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
+from course_lib._validate import check_positive_int
+
 __all__ = [
     "PAD",
     "SOS",
@@ -54,8 +56,7 @@ class Vocab:
     """
 
     def __init__(self, sentences: Iterable[str], min_freq: int = 1):
-        if isinstance(min_freq, bool) or not isinstance(min_freq, int) or min_freq < 1:
-            raise ValueError(f"min_freq must be a positive integer, got {min_freq!r}")
+        check_positive_int(min_freq, "min_freq")
         counts = Counter(word for sentence in sentences for word in sentence.split())
         clash = sorted(set(counts) & set(SPECIALS))
         if clash:
@@ -173,8 +174,7 @@ class PairBatches:
         shuffle: bool = False,
         generator: torch.Generator | None = None,
     ) -> None:
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        check_positive_int(batch_size, "batch_size")
         if not pairs:
             raise ValueError("no pairs to batch")
         for src, tgt in pairs:
