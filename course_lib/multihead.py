@@ -1,7 +1,8 @@
 """Multi-head attention, batch first, with an explicit key/value cache.
 
 Letters: ``B`` batch, ``T`` queries, ``S`` keys (``L`` either length), ``D`` model width,
-``Nh`` heads, ``Dh = D / Nh`` the width of one head.
+``Nh`` heads, ``Dh = D / Nh`` the width of one head, ``Nkv`` key/value heads (``Nh`` by
+default; fewer for grouped-query attention, 1 for multi-query attention).
 
 :class:`MultiHeadAttention` has the contract of ``nn.MultiheadAttention(batch_first=True)``
 (the tests check equality to 1e-9 in float64) and returns its weights instead of keeping
@@ -14,7 +15,9 @@ them. For step-by-step decoding it exposes the two halves of its work:
   self-attention cache and attends over everything so far.
 
 A cache is a :class:`KeyValue` pair that the caller passes in and gets back: nothing is
-stored on the module. Masks: True = blocked (see :mod:`course_lib.masking`).
+stored on the module. With ``num_kv_heads < num_heads`` (grouped-query attention) the keys
+and values are projected to ``Nkv`` heads only, and each group of ``Nh / Nkv`` query heads
+shares one: the cache holds ``Nkv`` heads, ``Nh / Nkv`` times smaller. Masks: True = blocked (see :mod:`course_lib.masking`).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ __all__ = ["KeyValue", "MultiHeadAttention"]
 
 
 class KeyValue(NamedTuple):
-    """Keys and values already projected and split into heads, ``(B, Nh, S, Dh)`` each."""
+    """Keys and values already projected and split into heads, ``(B, Nkv, S, Dh)`` each."""
 
     key: Tensor
     value: Tensor
@@ -67,6 +70,8 @@ class MultiHeadAttention(nn.Module):
         num_heads: number of heads ``Nh``; must divide ``d_model``.
         dropout: dropout on the attention weights, in training mode.
         bias: add biases to the four projections.
+        num_kv_heads: key/value heads ``Nkv``, dividing ``num_heads`` (default: as many as
+            query heads, ``nn.MultiheadAttention``'s layout); 1 is multi-query attention.
 
     Shape:
         query ``(B, T, D)``, key and value ``(B, S, D)``;
@@ -77,10 +82,25 @@ class MultiHeadAttention(nn.Module):
         with ``average_attn_weights=False``, or ``None`` with ``need_weights=False``.
     """
 
-    def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True):
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        dropout: float = 0.0,
+        bias: bool = True,
+        *,
+        num_kv_heads: int | None = None,
+    ):
         super().__init__()
         check_positive_int(d_model, "d_model")
         check_positive_int(num_heads, "num_heads")
+        num_kv_heads = num_heads if num_kv_heads is None else num_kv_heads
+        check_positive_int(num_kv_heads, "num_kv_heads")
+        if num_heads % num_kv_heads != 0:
+            raise ValueError(
+                f"num_kv_heads={num_kv_heads} must divide num_heads={num_heads}: each key/value "
+                "head serves a group of num_heads / num_kv_heads query heads"
+            )
         if d_model % num_heads != 0:
             raise ValueError(
                 f"d_model={d_model} must be divisible by num_heads={num_heads}: each head gets "
@@ -88,12 +108,13 @@ class MultiHeadAttention(nn.Module):
                 f"{[n for n in range(1, d_model + 1) if d_model % n == 0]}"
             )
         check_dropout(dropout)
-        self.d_model, self.num_heads = d_model, num_heads
+        self.d_model, self.num_heads, self.num_kv_heads = d_model, num_heads, num_kv_heads
         self.head_dim = d_model // num_heads
         self.dropout = dropout
+        kv_dim = num_kv_heads * self.head_dim  # D when Nkv = Nh
         self.q_proj = nn.Linear(d_model, d_model, bias=bias)
-        self.k_proj = nn.Linear(d_model, d_model, bias=bias)
-        self.v_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.k_proj = nn.Linear(d_model, kv_dim, bias=bias)
+        self.v_proj = nn.Linear(d_model, kv_dim, bias=bias)
         self.out_proj = nn.Linear(d_model, d_model, bias=bias)
         for proj in (self.q_proj, self.k_proj, self.v_proj):  # as nn.MultiheadAttention
             nn.init.xavier_uniform_(proj.weight)
@@ -118,10 +139,10 @@ class MultiHeadAttention(nn.Module):
         if cache is not None and cache.key.shape[0] != B:
             raise ValueError(f"the cache holds {cache.key.shape[0]} sequences but {shapes}")
 
-    def _split(self, x: Tensor) -> Tensor:
+    def _split(self, x: Tensor, heads: int | None = None) -> Tensor:
         B, L, _ = x.shape
-        # (B, L, D) -> (B, L, Nh, Dh) -> (B, Nh, L, Dh)
-        return x.view(B, L, self.num_heads, self.head_dim).transpose(1, 2)
+        # (B, L, heads * Dh) -> (B, L, heads, Dh) -> (B, heads, L, Dh); heads = Nh or Nkv
+        return x.view(B, L, heads or self.num_heads, self.head_dim).transpose(1, 2)
 
     def _heads_mask(self, attn_mask, key_padding_mask, B: int, T: int, S: int):
         """Bring both masks to shapes that broadcast against the scores ``(B, Nh, T, S)``."""
@@ -164,9 +185,13 @@ class MultiHeadAttention(nn.Module):
         S = kv.key.shape[2]
         mask = self._heads_mask(attn_mask, key_padding_mask, B, T, S)
         dropout_p = self.dropout if self.training else 0.0
+        key, value = kv
+        group = self.num_heads // self.num_kv_heads
+        if group > 1:  # (B, Nkv, S, Dh) -> (B, Nh, S, Dh): each kv head serves `group` heads
+            key, value = key.repeat_interleave(group, 1), value.repeat_interleave(group, 1)
         # (B, Nh, T, Dh) @ (B, Nh, Dh, S) -> (B, Nh, T, S); then @ (B, Nh, S, Dh) -> (B, Nh, T, Dh)
         context, weights = scaled_dot_product_attention(
-            q, kv.key, kv.value, attn_mask=mask, dropout_p=dropout_p
+            q, key, value, attn_mask=mask, dropout_p=dropout_p
         )
         # (B, Nh, T, Dh) -> (B, T, Nh, Dh) -> (B, T, D): the heads side by side again
         output = self.out_proj(context.transpose(1, 2).reshape(B, T, self.d_model))
@@ -195,18 +220,23 @@ class MultiHeadAttention(nn.Module):
         return self._attend(q, kv, key_padding_mask, attn_mask, need_weights, average_attn_weights)
 
     def _project_self(self, x: Tensor) -> tuple[Tensor, KeyValue]:
-        """Queries, keys and values of one input: one ``(B, L, D) @ (D, 3D)`` product."""
+        """Queries, keys and values of one input: one ``(B, L, D) @ (D, D + 2 Nkv Dh)``
+        product."""
         weight = torch.cat([self.q_proj.weight, self.k_proj.weight, self.v_proj.weight])
         bias = None
         if self.q_proj.bias is not None:
             bias = torch.cat([self.q_proj.bias, self.k_proj.bias, self.v_proj.bias])
-        q, k, v = F.linear(x, weight, bias).chunk(3, dim=-1)  # 3 x (B, L, D)
-        return self._split(q), KeyValue(self._split(k), self._split(v))
+        kv_dim = self.num_kv_heads * self.head_dim
+        # (B, L, D + 2 kv_dim) -> (B, L, D), (B, L, kv_dim), (B, L, kv_dim)
+        q, k, v = F.linear(x, weight, bias).split([self.d_model, kv_dim, kv_dim], dim=-1)
+        kv = KeyValue(self._split(k, self.num_kv_heads), self._split(v, self.num_kv_heads))
+        return self._split(q), kv
 
     def project_kv(self, key: Tensor, value: Tensor) -> KeyValue:
         """Keys and values projected and split into heads once, for many later queries."""
         self._check_inputs(key=key, value=value)
-        return KeyValue(self._split(self.k_proj(key)), self._split(self.v_proj(value)))
+        Nkv = self.num_kv_heads
+        return KeyValue(self._split(self.k_proj(key), Nkv), self._split(self.v_proj(value), Nkv))
 
     def attend(
         self,

@@ -209,3 +209,61 @@ def test_cache_errors():
         mha.self_attention_step(torch.randn(3, 1, 8), cache)
     with pytest.raises(ValueError, match="cache holds 2 sequences"):
         mha.attend(torch.randn(3, 1, 8), cache)
+
+
+def _repeated_heads(gqa: MultiHeadAttention) -> MultiHeadAttention:
+    """The full multi-head attention that grouped-query attention is: every key/value head
+    copied to each query head of its group."""
+    full = MultiHeadAttention(gqa.d_model, gqa.num_heads).double()
+    group, dh = gqa.num_heads // gqa.num_kv_heads, gqa.head_dim
+    with torch.no_grad():
+        for name in ("q_proj", "out_proj"):
+            getattr(full, name).load_state_dict(getattr(gqa, name).state_dict())
+        for name in ("k_proj", "v_proj"):
+            small, big = getattr(gqa, name), getattr(full, name)
+            # (Nkv * Dh, D) -> (Nkv, Dh, D) -> (Nh, Dh, D) -> (Nh * Dh, D)
+            w = small.weight.view(gqa.num_kv_heads, dh, -1).repeat_interleave(group, 0)
+            big.weight.copy_(w.reshape(-1, gqa.d_model))
+            big.bias.copy_(
+                small.bias.view(gqa.num_kv_heads, dh).repeat_interleave(group, 0).flatten()
+            )
+    return full
+
+
+@pytest.mark.parametrize("num_kv_heads", [1, 2, 4])
+def test_grouped_query_attention_is_attention_with_shared_key_value_heads(num_kv_heads):
+    torch.manual_seed(0)
+    gqa = MultiHeadAttention(8, 4, num_kv_heads=num_kv_heads).double()
+    assert gqa.k_proj.out_features == num_kv_heads * 2
+    full = _repeated_heads(gqa)
+    x, memory = torch.randn(3, 5, 8, dtype=torch.float64), torch.randn(3, 6, 8, dtype=torch.float64)
+    kpm = padding_mask(torch.tensor([6, 2, 4]), total_length=6)
+    for args, kwargs in (
+        ((x, x, x), {"attn_mask": causal_mask(5)}),
+        ((x, memory, memory), {"key_padding_mask": kpm}),
+    ):
+        out, w = gqa(*args, average_attn_weights=False, **kwargs)
+        ref_out, ref_w = full(*args, average_attn_weights=False, **kwargs)
+        torch.testing.assert_close(out, ref_out, rtol=0, atol=1e-12)
+        torch.testing.assert_close(w, ref_w, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("num_kv_heads", [1, 2])
+def test_the_grouped_cache_is_smaller_and_steps_match_the_full_pass(num_kv_heads):
+    torch.manual_seed(1)
+    mha = MultiHeadAttention(8, 4, num_kv_heads=num_kv_heads).double().eval()
+    x = torch.randn(2, 5, 8, dtype=torch.float64)
+    full, _ = mha(x, x, x, attn_mask=causal_mask(5))
+    cache, outs = None, []
+    for t in range(5):
+        out, _, cache = mha.self_attention_step(x[:, t : t + 1], cache)
+        outs.append(out)
+    assert cache.key.shape == cache.value.shape == (2, num_kv_heads, 5, 2)  # (B, Nkv, S, Dh)
+    torch.testing.assert_close(torch.cat(outs, dim=1), full, rtol=0, atol=1e-12)
+
+
+def test_key_value_heads_must_divide_the_heads():
+    with pytest.raises(ValueError, match="num_kv_heads=3 must divide num_heads=4"):
+        MultiHeadAttention(8, 4, num_kv_heads=3)
+    with pytest.raises(ValueError, match="num_kv_heads must be a positive integer"):
+        MultiHeadAttention(8, 4, num_kv_heads=0)
