@@ -6,7 +6,7 @@ Importing the package does no work: no printing, no seeding, no style changes.
 The modules, grouped as the reference page (``api.md``) groups them:
 
 * attention core -- ``masking`` (one mask polarity: True = blocked), ``attention``,
-  ``multihead``, ``positional``;
+  ``multihead`` (grouped-query attention too), ``positional``, ``rotary``;
 * recurrent models -- ``seq2seq``, ``seq2seq_attention``;
 * Transformer -- ``transformer`` (layers, stacks, the decoding cache);
 * task, squares -- ``squares``, ``points_transformer``;

@@ -1,0 +1,74 @@
+"""Rotary position embedding (RoPE): positions as rotations of queries and keys.
+
+Letters: ``B`` batch, ``Nh`` heads, ``L`` positions, ``Dh`` width of one head (even).
+
+Chapter 4 showed that moving a sinusoidal encoding by ``k`` positions is a rotation of each
+(sine, cosine) pair by ``k`` times that pair's angular speed. Rotary embedding puts that
+rotation where attention can use it (Su et al., 2021): before the dot product, the query at
+position ``m`` and the key at position ``n`` are each rotated, pair ``i`` of their features
+by ``m * w_i`` and ``n * w_i``, with the angular speeds of the sinusoidal table,
+``w_i = base^(-2i / Dh)``. A rotation preserves lengths, and the dot product of two rotated
+pairs depends only on the difference of their angles, so
+
+    score(m, n) = q_m . k_n  depends on the positions only through the offset  m - n.
+
+Nothing is added to the token vectors (the embeddings carry no position); the values are not
+rotated. Pairs are adjacent features ``(x[2i], x[2i + 1])``, the layout of Chapter 4's table.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor
+
+from course_lib._validate import check_non_negative_int, check_positive_int, shape_str
+
+__all__ = ["rotary_angles", "apply_rotary"]
+
+
+def rotary_angles(
+    num_positions: int,
+    head_dim: int,
+    *,
+    start: int = 0,
+    base: float = 10000.0,
+    dtype: torch.dtype = torch.float32,
+) -> Tensor:
+    """The rotation angles ``(L, Dh / 2)``: position ``start + l`` times pair ``i``'s speed
+    ``base^(-2i / Dh)``, computed in ``dtype`` (float32: Chapter 4's table)."""
+    check_positive_int(num_positions, "num_positions")
+    check_positive_int(head_dim, "head_dim")
+    check_non_negative_int(start, "start")
+    if head_dim % 2:
+        raise ValueError(f"head_dim={head_dim} must be even: rotary embedding rotates pairs")
+    position = torch.arange(start, start + num_positions, dtype=dtype)  # (L,)
+    pairs = torch.arange(0, head_dim, 2, dtype=dtype)  # 2i for i = 0 .. Dh / 2 - 1
+    speed = torch.exp(pairs * (-math.log(base) / head_dim))  # (Dh / 2,)
+    return position[:, None] * speed  # (L, 1) * (Dh / 2,) -> (L, Dh / 2)
+
+
+def apply_rotary(x: Tensor, *, start: int = 0, base: float = 10000.0) -> Tensor:
+    """Rotate each feature pair of ``x`` ``(..., L, Dh)`` by its position's angle.
+
+    Args:
+        x: queries or keys, positions on the second-to-last axis (``(B, Nh, L, Dh)``).
+        start: the position of ``x``'s first row (the number of tokens already in a
+            key/value cache when decoding step by step).
+        base: the base of the angular speeds, 10000 as in the sinusoidal table.
+
+    Returns:
+        a tensor of ``x``'s shape and dtype; ``x`` is not modified.
+    """
+    if x.ndim < 2:
+        raise ValueError(f"x must be (..., L, Dh), got {shape_str(x)}")
+    if not torch.is_floating_point(x):
+        raise TypeError(f"x must be floating point (queries or keys), got {x.dtype}")
+    angles = rotary_angles(x.shape[-2], x.shape[-1], start=start, base=base, dtype=x.dtype)
+    angles = angles.to(x.device)
+    cos, sin = angles.cos(), angles.sin()  # (L, Dh / 2) each
+    even, odd = x[..., 0::2], x[..., 1::2]  # (..., L, Dh / 2): the pairs' two coordinates
+    # each pair (a, b) turned by its angle: (a cos - b sin, a sin + b cos)
+    rotated = torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1)
+    return rotated.flatten(-2)  # (..., L, Dh / 2, 2) -> (..., L, Dh), pairs adjacent again

@@ -1,0 +1,67 @@
+"""Rotary position embedding: rotations that make attention scores depend on offsets only."""
+
+import pytest
+import torch
+
+from course_lib.positional import sinusoidal_encoding
+from course_lib.rotary import apply_rotary, rotary_angles
+
+
+def test_scores_depend_only_on_the_offset():
+    """Shifting both the query's and the key's position by the same amount changes nothing."""
+    g = torch.Generator().manual_seed(0)
+    q, k = (
+        torch.randn(8, generator=g, dtype=torch.float64),
+        torch.randn(8, generator=g, dtype=torch.float64),
+    )
+
+    def score(m, n):
+        rq = apply_rotary(q[None, None], start=m)[0, 0]
+        rk = apply_rotary(k[None, None], start=n)[0, 0]
+        return rq @ rk
+
+    for m, n in ((3, 1), (10, 4), (0, 7)):
+        for shift in (1, 5, 40):
+            torch.testing.assert_close(score(m + shift, n + shift), score(m, n), rtol=0, atol=1e-10)
+    assert not torch.isclose(score(3, 1), score(3, 2))  # the offset itself does matter
+
+
+def test_a_rotation_keeps_lengths_and_position_zero_is_the_identity():
+    x = torch.randn(2, 3, 6, 8, dtype=torch.float64)  # (B, Nh, L, Dh)
+    rotated = apply_rotary(x, start=5)
+    torch.testing.assert_close(rotated.norm(dim=-1), x.norm(dim=-1), rtol=0, atol=1e-12)
+    torch.testing.assert_close(apply_rotary(x[:, :, :1])[..., :], x[:, :, :1], rtol=0, atol=0)
+    assert rotated.shape == x.shape and rotated.dtype == x.dtype
+
+
+def test_it_is_multiplication_by_a_unit_complex_number_per_pair():
+    x = torch.randn(1, 1, 4, 6, dtype=torch.float64)
+    angles = rotary_angles(4, 6, start=2, dtype=torch.float64)  # (L, Dh / 2)
+    as_complex = torch.view_as_complex(x.reshape(1, 1, 4, 3, 2).contiguous())
+    expected = torch.view_as_real(as_complex * torch.polar(torch.ones_like(angles), angles))
+    torch.testing.assert_close(apply_rotary(x, start=2), expected.flatten(-2), rtol=0, atol=1e-12)
+
+
+def test_the_speeds_are_chapter_4s():
+    """Rotating the pair (0, 1) -- cosine 1 at angle 0 -- by position p's angles gives the
+    (sin, cos) pairs of Chapter 4's sinusoidal table at p, with sin and cos swapped in sign
+    convention: (-sin, cos)."""
+    pair = torch.zeros(1, 5, 8)
+    pair[..., 1::2] = 1.0  # every pair (0, 1)
+    rotated = apply_rotary(pair)[0]  # (L, Dh)
+    table = sinusoidal_encoding(5, 8)
+    torch.testing.assert_close(-rotated[:, 0::2], table[:, 0::2], rtol=0, atol=1e-6)
+    torch.testing.assert_close(rotated[:, 1::2], table[:, 1::2], rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: apply_rotary(torch.randn(2, 5, 7)), "must be even"),
+        (lambda: apply_rotary(torch.randn(4)), r"\(\.\.\., L, Dh\)"),
+        (lambda: apply_rotary(torch.randn(2, 5, 8), start=-1), "start"),
+    ],
+)
+def test_bad_input_says_what_is_wrong(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
