@@ -37,6 +37,7 @@ from course_lib._validate import (
 )
 from course_lib.attention import scaled_dot_product_attention
 from course_lib.masking import combine_masks
+from course_lib.rotary import apply_rotary
 
 __all__ = ["KeyValue", "MultiHeadAttention"]
 
@@ -72,6 +73,8 @@ class MultiHeadAttention(nn.Module):
         bias: add biases to the four projections.
         num_kv_heads: key/value heads ``Nkv``, dividing ``num_heads`` (default: as many as
             query heads, ``nn.MultiheadAttention``'s layout); 1 is multi-query attention.
+        rotary: rotate queries and keys by their positions (:mod:`course_lib.rotary`) in
+            self-attention; positions count from 0, or are given per row (``positions``).
 
     Shape:
         query ``(B, T, D)``, key and value ``(B, S, D)``;
@@ -90,6 +93,7 @@ class MultiHeadAttention(nn.Module):
         bias: bool = True,
         *,
         num_kv_heads: int | None = None,
+        rotary: bool = False,
     ):
         super().__init__()
         check_positive_int(d_model, "d_model")
@@ -111,6 +115,7 @@ class MultiHeadAttention(nn.Module):
         self.d_model, self.num_heads, self.num_kv_heads = d_model, num_heads, num_kv_heads
         self.head_dim = d_model // num_heads
         self.dropout = dropout
+        self.rotary = rotary
         kv_dim = num_kv_heads * self.head_dim  # D when Nkv = Nh
         self.q_proj = nn.Linear(d_model, d_model, bias=bias)
         self.k_proj = nn.Linear(d_model, kv_dim, bias=bias)
@@ -211,15 +216,23 @@ class MultiHeadAttention(nn.Module):
         attn_mask: Tensor | None = None,
         need_weights: bool = True,
         average_attn_weights: bool = True,
+        positions: Tensor | None = None,
     ) -> tuple[Tensor, Tensor | None]:
         self._check_inputs(query=query, key=key, value=value)
         if query is key and key is value:
-            q, kv = self._project_self(query)
+            q, kv = self._project_self(query, positions)
+        elif self.rotary:
+            raise ValueError(
+                "rotary embedding rotates a sequence's queries and keys by their positions in "
+                "that sequence: call it for self-attention, mha(x, x, x)"
+            )
         else:
             q, kv = self._split(self.q_proj(query)), self.project_kv(key, value)
         return self._attend(q, kv, key_padding_mask, attn_mask, need_weights, average_attn_weights)
 
-    def _project_self(self, x: Tensor) -> tuple[Tensor, KeyValue]:
+    def _project_self(
+        self, x: Tensor, positions: Tensor | None = None, start: int = 0
+    ) -> tuple[Tensor, KeyValue]:
         """Queries, keys and values of one input: one ``(B, L, D) @ (D, D + 2 Nkv Dh)``
         product."""
         weight = torch.cat([self.q_proj.weight, self.k_proj.weight, self.v_proj.weight])
@@ -229,8 +242,11 @@ class MultiHeadAttention(nn.Module):
         kv_dim = self.num_kv_heads * self.head_dim
         # (B, L, D + 2 kv_dim) -> (B, L, D), (B, L, kv_dim), (B, L, kv_dim)
         q, k, v = F.linear(x, weight, bias).split([self.d_model, kv_dim, kv_dim], dim=-1)
-        kv = KeyValue(self._split(k, self.num_kv_heads), self._split(v, self.num_kv_heads))
-        return self._split(q), kv
+        q, k = self._split(q), self._split(k, self.num_kv_heads)  # (B, Nh | Nkv, L, Dh)
+        if self.rotary:  # positions as rotations of queries and keys; values untouched
+            q = apply_rotary(q, start=start, positions=positions)
+            k = apply_rotary(k, start=start, positions=positions)
+        return q, KeyValue(k, self._split(v, self.num_kv_heads))
 
     def project_kv(self, key: Tensor, value: Tensor) -> KeyValue:
         """Keys and values projected and split into heads once, for many later queries."""
@@ -266,19 +282,26 @@ class MultiHeadAttention(nn.Module):
         *,
         need_weights: bool = True,
         average_attn_weights: bool = True,
+        key_padding_mask: Tensor | None = None,
+        positions: Tensor | None = None,
+        causal: bool = True,
     ) -> tuple[Tensor, Tensor | None, KeyValue]:
-        """Causal self-attention for the newest positions ``x`` ``(B, t, D)`` of a sequence
-        whose earlier positions are in ``cache``: they attend to the past and to each other
-        (causally); returns ``(output, weights, cache with x's keys and values appended)``."""
+        """Self-attention for the newest positions ``x`` ``(B, t, D)`` of a sequence whose
+        earlier positions are in ``cache``: they attend to the past and to each other
+        (causally, unless ``causal=False``); returns ``(output, weights, cache with x's keys
+        and values appended)``. ``key_padding_mask`` ``(B, past + t)`` covers the cached
+        positions and the new ones; ``positions`` ``(B, t)`` are the new rows' positions for
+        rotary embedding (default: ``past ... past + t - 1``)."""
         self._check_inputs(cache, x=x)
-        q, kv = self._project_self(x)
         past = 0 if cache is None else cache.key.shape[2]
+        q, kv = self._project_self(x, positions, start=past)
         if cache is not None:
             kv = cache.append(kv)
         t = x.shape[1]
         # new query i (position past + i) may see keys 0 .. past + i: (t, past + t), True above
         mask = torch.ones(t, past + t, dtype=torch.bool, device=x.device).triu(past + 1)
+        mask = mask if causal and t > 1 else None
         out, weights = self._attend(
-            q, kv, None, mask if t > 1 else None, need_weights, average_attn_weights
+            q, kv, key_padding_mask, mask, need_weights, average_attn_weights
         )
         return out, weights, kv

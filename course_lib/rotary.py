@@ -49,13 +49,18 @@ def rotary_angles(
     return position[:, None] * speed  # (L, 1) * (Dh / 2,) -> (L, Dh / 2)
 
 
-def apply_rotary(x: Tensor, *, start: int = 0, base: float = 10000.0) -> Tensor:
+def apply_rotary(
+    x: Tensor, *, start: int = 0, positions: Tensor | None = None, base: float = 10000.0
+) -> Tensor:
     """Rotate each feature pair of ``x`` ``(..., L, Dh)`` by its position's angle.
 
     Args:
         x: queries or keys, positions on the second-to-last axis (``(B, Nh, L, Dh)``).
         start: the position of ``x``'s first row (the number of tokens already in a
             key/value cache when decoding step by step).
+        positions: instead of ``start``, each row's own positions ``(B, L)`` for ``x``
+            ``(B, Nh, L, Dh)`` -- sequences that start at different offsets in one batch
+            (left padding).
         base: the base of the angular speeds, 10000 as in the sinusoidal table.
 
     Returns:
@@ -65,7 +70,17 @@ def apply_rotary(x: Tensor, *, start: int = 0, base: float = 10000.0) -> Tensor:
         raise ValueError(f"x must be (..., L, Dh), got {shape_str(x)}")
     if not torch.is_floating_point(x):
         raise TypeError(f"x must be floating point (queries or keys), got {x.dtype}")
-    angles = rotary_angles(x.shape[-2], x.shape[-1], start=start, base=base, dtype=x.dtype)
+    if positions is None:
+        angles = rotary_angles(x.shape[-2], x.shape[-1], start=start, base=base, dtype=x.dtype)
+    else:
+        if x.ndim != 4 or tuple(positions.shape) != (x.shape[0], x.shape[2]):
+            raise ValueError(
+                f"positions must be (B, L) for x (B, Nh, L, Dh) = {shape_str(x)}, got "
+                f"{shape_str(positions)}"
+            )
+        speeds = rotary_angles(1, x.shape[-1], start=1, base=base, dtype=x.dtype)[0]  # (Dh/2,)
+        # (B, L) -> (B, 1, L, 1) * (Dh / 2,) -> (B, 1, L, Dh / 2): one angle per row and pair
+        angles = positions.to(x.dtype)[:, None, :, None] * speeds.to(positions.device)
     angles = angles.to(x.device)
     cos, sin = angles.cos(), angles.sin()  # (L, Dh / 2) each
     even, odd = x[..., 0::2], x[..., 1::2]  # (..., L, Dh / 2): the pairs' two coordinates

@@ -267,3 +267,35 @@ def test_key_value_heads_must_divide_the_heads():
         MultiHeadAttention(8, 4, num_kv_heads=3)
     with pytest.raises(ValueError, match="num_kv_heads must be a positive integer"):
         MultiHeadAttention(8, 4, num_kv_heads=0)
+
+
+def test_rotary_self_attention_sees_offsets_only_and_steps_match():
+    torch.manual_seed(2)
+    mha = MultiHeadAttention(8, 2, rotary=True, num_kv_heads=1).double().eval()
+    x = torch.randn(2, 6, 8, dtype=torch.float64)
+    base = torch.arange(6).expand(2, 6)
+    out, w = mha(x, x, x, attn_mask=causal_mask(6), positions=base)
+    shifted, w_shifted = mha(x, x, x, attn_mask=causal_mask(6), positions=base + 7)
+    torch.testing.assert_close(w_shifted, w, rtol=0, atol=1e-12)  # every offset the same
+    torch.testing.assert_close(shifted, out, rtol=0, atol=1e-12)
+    plain = MultiHeadAttention(8, 2, num_kv_heads=1).double().eval()
+    plain.load_state_dict(mha.state_dict())
+    assert not torch.allclose(plain(x, x, x, attn_mask=causal_mask(6))[0], out)
+    cache, steps = None, []
+    for t in range(6):
+        o, _, cache = mha.self_attention_step(x[:, t : t + 1], cache)
+        steps.append(o)
+    torch.testing.assert_close(torch.cat(steps, dim=1), out, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="rotary embedding rotates"):
+        mha(x, x[:, :3].clone(), x[:, :3].clone())
+
+
+def test_a_step_can_see_its_block_both_ways_and_skip_padding():
+    torch.manual_seed(3)
+    mha = MultiHeadAttention(8, 2).double().eval()
+    x = torch.randn(2, 4, 8, dtype=torch.float64)
+    kpm = padding_mask(torch.tensor([4, 2]), total_length=4)
+    full, _ = mha(x, x, x, key_padding_mask=kpm)  # no causal mask
+    out, _, cache = mha.self_attention_step(x, None, key_padding_mask=kpm, causal=False)
+    torch.testing.assert_close(out, full, rtol=0, atol=1e-12)
+    assert cache.key.shape == (2, 2, 4, 4)

@@ -65,3 +65,14 @@ def test_the_speeds_are_chapter_4s():
 def test_bad_input_says_what_is_wrong(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_per_row_positions_equal_per_row_starts():
+    x = torch.randn(3, 2, 4, 8, dtype=torch.float64)  # (B, Nh, L, Dh)
+    starts = [0, 5, 2]
+    positions = torch.tensor([[s + i for i in range(4)] for s in starts])  # (B, L)
+    got = apply_rotary(x, positions=positions)
+    for b, s in enumerate(starts):
+        torch.testing.assert_close(got[b], apply_rotary(x[b], start=s), rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match=r"positions must be \(B, L\)"):
+        apply_rotary(x, positions=positions[:, :3])
