@@ -11,7 +11,7 @@ The modules, grouped as the reference page (``api.md``) groups them:
 * Transformer -- ``transformer`` (layers, stacks, the decoding cache);
 * task, squares -- ``squares``, ``points_transformer``;
 * task, translation -- ``datafiles`` -> ``tatoeba`` -> ``vocab`` -> ``translation`` /
-  ``recurrent_translation`` -> ``decoding``;
+  ``recurrent_translation`` / ``decoder_only`` -> ``decoding``;
 * task, trajectories -- ``geo``, ``gps`` (generators), ``trajectories`` (features, metrics,
   baselines);
 * training and evaluation -- ``train`` (the one loop), ``schedules``, ``metrics``, ``plots``;

@@ -10,6 +10,7 @@ import pytest
 import torch
 from torch import Tensor
 
+from course_lib.decoder_only import DecoderOnlyConfig, DecoderOnlyTranslator
 from course_lib.points_transformer import SelfAttentionConfig, SelfAttentionEncoderDecoder
 from course_lib.recurrent_translation import RecurrentConfig, RecurrentTranslator
 from course_lib.seq2seq import Encoder, EncoderDecoder, Seq2SeqConfig
@@ -38,6 +39,10 @@ MODELS = {
     ),
     "TranslationTransformer": (
         lambda: TranslationTransformer(TranslationConfig(12, 12, d_model=8, num_heads=2)),
+        tokens,
+    ),
+    "DecoderOnlyTranslator": (
+        lambda: DecoderOnlyTranslator(DecoderOnlyConfig(12, 12, d_model=8, num_heads=2)),
         tokens,
     ),
     "RecurrentTranslator": (

@@ -1,19 +1,21 @@
 """Greedy decoding, beam search and translate, over both kinds of translator.
 
 The decoding functions see a model only through the ``Translator`` protocol, so every test
-here runs on the Transformer (post- and pre-LN) and on the GRU (plain and with attention).
+here runs on the Transformer (post- and pre-LN), the GRU (plain and with attention) and the
+decoder-only Transformer (rotary; sinusoidal with grouped-query attention and a prefix mask).
 """
 
 import pytest
 import torch
 
+from course_lib.decoder_only import DecoderOnlyConfig, DecoderOnlyTranslator
 from course_lib.decoding import beam_search, greedy_decode, translate
 from course_lib.recurrent_translation import RecurrentConfig, RecurrentTranslator
 from course_lib.translation import TranslationConfig, TranslationTransformer
 from course_lib.vocab import EOS, PAD, SOS, Vocab, pad
 
 V = 12  # 4 specials + 8 words
-KINDS = ["post", "pre", "gru", "bahdanau"]
+KINDS = ["post", "pre", "gru", "bahdanau", "decoder-only", "decoder-only gqa prefix"]
 
 
 def small(kind, seed=0, dropout=0.0):
@@ -21,6 +23,20 @@ def small(kind, seed=0, dropout=0.0):
     if kind in ("post", "pre"):
         sizes = {"d_model": 16, "num_heads": 2, "d_ff": 32, "add_norm": kind}
         return TranslationTransformer(TranslationConfig(V, V, dropout=dropout, max_len=16, **sizes))
+    if kind.startswith("decoder-only"):
+        variant = {"positions": "sinusoidal", "num_kv_heads": 1, "prefix_mask": True}
+        config = DecoderOnlyConfig(
+            V,
+            V,
+            d_model=16,
+            num_heads=2,
+            d_ff=32,
+            num_layers=2,
+            dropout=dropout,
+            max_len=16,
+            **(variant if "gqa" in kind else {}),
+        )
+        return DecoderOnlyTranslator(config)
     attention = "none" if kind == "gru" else "bahdanau"
     config = RecurrentConfig(
         V, V, embed_dim=8, hidden_dim=12, attention=attention, dropout=dropout, max_len=16

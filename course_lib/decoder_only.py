@@ -1,0 +1,243 @@
+"""A decoder-only Transformer that translates: one causal stack continues ``french <sos>``.
+
+Batch first. Letters: ``B`` sentences, ``S`` source tokens, ``T`` target tokens,
+``L = S + T`` positions of the joined sequence, ``D`` model width, ``V`` target vocabulary.
+
+Today's language models have no encoder. The source is a **prefix**: the model reads the
+French tokens, then the target's ``<sos>`` (the separator), and continues in English, one
+causal self-attention stack for both. Two embedding tables (French, English) feed one
+sequence; the output layer scores English tokens only, so the loss -- and the training, the
+decoding and the metrics of Chapter 5 -- see exactly what they see for the encoder-decoder:
+
+* ``model(src (B, S), tgt_in (B, T))`` -> logits ``(B, T, V)`` (teacher forcing);
+* :meth:`DecoderOnlyTranslator.init_cache` runs the prefix once and keeps every layer's keys
+  and values; :meth:`~DecoderOnlyTranslator.step` feeds new English tokens -- the
+  :class:`~course_lib.decoding.Translator` protocol, so ``greedy_decode``, ``beam_search``
+  and ``translate`` work unchanged.
+
+**Padding.** Sources of one batch differ in length; they are *left*-padded inside the model,
+so that every sentence's ``<sos>`` sits at the same index, and each row's positions count
+from its first real token (a sentence gets the same positions alone or in any batch).
+Padded keys are masked (True = blocked, as everywhere in the library).
+
+**Positions** (``positions``): ``"rotary"`` rotates queries and keys
+(:mod:`course_lib.rotary`); ``"sinusoidal"`` adds Chapter 4's table to the embeddings (scaled
+by ``sqrt(D)``); ``"none"`` gives the model only the causal mask to tell order by.
+**Prefix mask** (``prefix_mask=True``): the source tokens see each other in both directions
+(a bidirectional "encoder" inside the decoder); the target stays causal.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import torch
+from torch import Tensor, nn
+
+from course_lib._validate import (
+    check_decoding_step,
+    check_dropout,
+    check_positive_int,
+    check_tokens,
+)
+from course_lib.multihead import KeyValue, MultiHeadAttention
+from course_lib.positional import sinusoidal_encoding
+from course_lib.transformer import FeedForward
+from course_lib.vocab import PAD
+
+__all__ = ["DecoderOnlyConfig", "DecoderOnlyCache", "DecoderOnlyTranslator"]
+
+POSITIONS = ("rotary", "sinusoidal", "none")
+
+
+@dataclass(frozen=True)
+class DecoderOnlyConfig:
+    """Sizes of a :class:`DecoderOnlyTranslator`."""
+
+    src_vocab: int
+    tgt_vocab: int
+    d_model: int = 256
+    num_heads: int = 4
+    num_kv_heads: int | None = None  # None: one per head; fewer: grouped-query attention
+    d_ff: int = 512
+    num_layers: int = 4
+    dropout: float = 0.1
+    positions: str = "rotary"  # or "sinusoidal", "none"
+    prefix_mask: bool = False  # the source sees itself both ways
+    max_len: int = 64  # target positions (the decoding protocol's bound)
+    max_src_len: int = 64  # source positions; the sinusoidal table covers both
+    tie_embeddings: bool = True  # share the English embedding with the output layer
+
+    def __post_init__(self) -> None:
+        for name in ("src_vocab", "tgt_vocab", "d_model", "num_heads", "d_ff", "num_layers"):
+            check_positive_int(getattr(self, name), name)
+        check_positive_int(self.max_len, "max_len")
+        check_positive_int(self.max_src_len, "max_src_len")
+        if self.positions not in POSITIONS:
+            raise ValueError(f"positions must be one of {POSITIONS}, got {self.positions!r}")
+        check_dropout(self.dropout)
+
+
+class DecoderOnlyCache(NamedTuple):
+    """Every layer's keys and values so far ``(B, Nkv, length, Dh)``, which of them are
+    padding ``(B, length)``, and each row's number of left pads ``(B,)``."""
+
+    layers: tuple[KeyValue, ...]
+    key_padding_mask: Tensor
+    pads: Tensor
+
+    @property
+    def src_key_padding_mask(self) -> Tensor:  # the rows of the batch, for the shared checks
+        return self.key_padding_mask
+
+    @property
+    def length(self) -> int:
+        """Positions cached so far, prefix included."""
+        return self.key_padding_mask.shape[1]
+
+    def select(self, index: Tensor) -> DecoderOnlyCache:
+        """Keep (or repeat) batch rows ``index`` ``(B',)``: beam search reorders its beams."""
+        return DecoderOnlyCache(
+            tuple(kv.select(index) for kv in self.layers),
+            self.key_padding_mask[index],
+            self.pads[index],
+        )
+
+
+class _Block(nn.Module):
+    """Pre-norm block: ``x + attention(norm(x))``, then ``x + feed_forward(norm(x))``."""
+
+    def __init__(self, c: DecoderOnlyConfig) -> None:
+        super().__init__()
+        self.norm1, self.norm2 = nn.LayerNorm(c.d_model), nn.LayerNorm(c.d_model)
+        self.self_attn = MultiHeadAttention(
+            c.d_model,
+            c.num_heads,
+            c.dropout,
+            num_kv_heads=c.num_kv_heads,
+            rotary=c.positions == "rotary",
+        )
+        self.ffn = FeedForward(c.d_model, c.d_ff, c.dropout)
+        self.dropout = nn.Dropout(c.dropout)
+
+    def forward(self, x: Tensor, cache: KeyValue | None, **attn) -> tuple[Tensor, KeyValue]:
+        h, _, cache = self.self_attn.self_attention_step(self.norm1(x), cache, **attn)
+        x = x + self.dropout(h)
+        return x + self.dropout(self.ffn(self.norm2(x))), cache
+
+
+class DecoderOnlyTranslator(nn.Module):
+    """One causal Transformer stack over ``source <sos> target``; logits for the target.
+
+    Shape:
+        ``src`` ``(B, S)`` right-padded and ``tgt_in`` ``(B, T)`` (``<sos> y1 ... y_{T-1}``)
+        long tensors -> logits ``(B, T, V)`` for ``y1 ... y_T``; with ``need_weights=True``
+        the pair ``(logits, None)`` (the stack returns no weights).
+    """
+
+    def __init__(self, config: DecoderOnlyConfig) -> None:
+        super().__init__()
+        if not isinstance(config, DecoderOnlyConfig):
+            raise TypeError(f"config must be a DecoderOnlyConfig, got {type(config).__name__}")
+        c = self.config = config
+        self.max_len = c.max_len  # target positions (the decoding protocol)
+        self.src_embed = nn.Embedding(c.src_vocab, c.d_model, padding_idx=PAD)
+        self.tgt_embed = nn.Embedding(c.tgt_vocab, c.d_model, padding_idx=PAD)
+        for embedding in (self.src_embed, self.tgt_embed):  # unit-variance rows / sqrt(D)
+            nn.init.normal_(embedding.weight, std=c.d_model**-0.5)
+            with torch.no_grad():
+                embedding.weight[PAD].zero_()
+        if c.positions == "sinusoidal":
+            table = sinusoidal_encoding(c.max_src_len + c.max_len, c.d_model)
+            self.register_buffer("table", table, persistent=False)  # (positions, D)
+        self.dropout = nn.Dropout(c.dropout)
+        self.blocks = nn.ModuleList(_Block(c) for _ in range(c.num_layers))
+        self.norm = nn.LayerNorm(c.d_model)  # a pre-norm stack ends with a LayerNorm
+        self.output = nn.Linear(c.d_model, c.tgt_vocab)
+        if c.tie_embeddings:
+            self.output.weight = self.tgt_embed.weight
+
+    # -- the joined sequence ----------------------------------------------------------------
+
+    def _left_pad(self, src: Tensor) -> tuple[Tensor, Tensor]:
+        """Right-padded ``src`` ``(B, S)`` -> left-padded ``(B, S)`` and pads per row ``(B,)``."""
+        check_tokens(src, "src", self.config.src_vocab)
+        S = src.shape[1]
+        if S > self.config.max_src_len:
+            raise ValueError(
+                f"src has {S} tokens, more than max_src_len={self.config.max_src_len}: "
+                "filter long sentences or build the model with a larger max_src_len"
+            )
+        pads = (src == PAD).sum(dim=1)  # (B,)
+        # row b, column j reads column (j - pads[b]) mod S: the tail of pads moves to the front
+        columns = (torch.arange(S, device=src.device) - pads[:, None]) % S  # (B, S)
+        return src.gather(1, columns), pads
+
+    def _embed(self, x: Tensor, positions: Tensor) -> Tensor:
+        """Embedded tokens ``(B, t, D)`` plus, for ``"sinusoidal"``, their positions' rows."""
+        if self.config.positions == "sinusoidal":
+            x = x * math.sqrt(self.config.d_model) + self.table[positions]  # (B, t, D)
+        return self.dropout(x)
+
+    def _run(self, x, caches, *, key_padding_mask, positions, causal):
+        new = []
+        for block, cache in zip(self.blocks, caches, strict=True):
+            x, cache = block(
+                x, cache, key_padding_mask=key_padding_mask, positions=positions, causal=causal
+            )
+            new.append(cache)
+        return x, tuple(new)
+
+    # -- the Translator protocol -------------------------------------------------------------
+
+    def init_cache(self, src: Tensor) -> DecoderOnlyCache:
+        """Run the source prefix ``(B, S)`` once; keep every layer's keys and values."""
+        src, pads = self._left_pad(src)
+        S = src.shape[1]
+        positions = (torch.arange(S, device=src.device) - pads[:, None]).clamp(min=0)  # (B, S)
+        key_padding_mask = src == PAD  # (B, S), True = padding (on the left now)
+        _, layers = self._run(
+            self._embed(self.src_embed(src), positions),
+            [None] * len(self.blocks),
+            key_padding_mask=key_padding_mask,
+            positions=positions,
+            causal=not self.config.prefix_mask,
+        )
+        return DecoderOnlyCache(layers, key_padding_mask, pads)
+
+    def step(
+        self, tokens: Tensor, cache: DecoderOnlyCache, *, need_weights: bool = False
+    ) -> tuple[Tensor, DecoderOnlyCache, None]:
+        """Logits ``(B, t, V)`` for the newest target tokens ``(B, t)``; returns ``(logits,
+        updated cache, None)``."""
+        check_decoding_step(tokens, cache, DecoderOnlyCache, self.config.tgt_vocab)
+        t = tokens.shape[1]
+        offsets = torch.arange(cache.length, cache.length + t, device=tokens.device)  # (t,)
+        positions = offsets - cache.pads[:, None]  # (B, t): counted from the first real token
+        if int(positions.max()) >= self.config.max_src_len + self.config.max_len:
+            raise ValueError("the sequence is longer than the model's positions: lower max_len")
+        key_padding_mask = torch.cat([cache.key_padding_mask, tokens == PAD], dim=1)
+        h, layers = self._run(
+            self._embed(self.tgt_embed(tokens), positions),
+            cache.layers,
+            key_padding_mask=key_padding_mask,
+            positions=positions,
+            causal=True,
+        )
+        logits = self.output(self.norm(h))  # (B, t, D) -> (B, t, V)
+        return logits, DecoderOnlyCache(layers, key_padding_mask, cache.pads), None
+
+    def forward(
+        self, src: Tensor, tgt_in: Tensor, *, need_weights: bool = False
+    ) -> Tensor | tuple[Tensor, None]:
+        """Teacher forcing: the prefix, then the whole target in one causal pass."""
+        check_tokens(tgt_in, "tgt_in", self.config.tgt_vocab)
+        if tgt_in.shape[0] != src.shape[0]:
+            raise ValueError(
+                f"src has {src.shape[0]} sentences but tgt_in {tgt_in.shape[0]}: give one "
+                "target per source sentence"
+            )
+        logits, _, _ = self.step(tgt_in, self.init_cache(src))
+        return (logits, None) if need_weights else logits
