@@ -25,7 +25,13 @@ from torch import Tensor
 
 from course_lib._validate import check_mask, check_positive_int, shape_str
 
-__all__ = ["masked_softmax", "padding_mask", "causal_mask", "merge_masks"]
+__all__ = [
+    "masked_softmax",
+    "padding_mask",
+    "causal_mask",
+    "sliding_window_mask",
+    "merge_masks",
+]
 
 
 def _lengths_mask(valid_lens: Tensor, scores: Tensor) -> Tensor:
@@ -115,6 +121,17 @@ def causal_mask(size: int, device: torch.device | str | None = None) -> Tensor:
     """``(T, T)`` mask, True above the diagonal: query ``t`` may not see keys after ``t``."""
     check_positive_int(size, "size")
     return torch.ones(size, size, dtype=torch.bool, device=device).triu(diagonal=1)
+
+
+def sliding_window_mask(size: int, window: int, device: torch.device | str | None = None) -> Tensor:
+    """``(T, T)`` causal mask that also blocks keys more than ``window - 1`` steps back:
+    query ``t`` sees keys ``t - window + 1 .. t`` (Mistral-style local attention; with a
+    key/value cache only the last ``window`` positions need to be kept)."""
+    check_positive_int(size, "size")
+    check_positive_int(window, "window")
+    future = torch.ones(size, size, dtype=torch.bool, device=device).triu(diagonal=1)
+    past = torch.ones(size, size, dtype=torch.bool, device=device).tril(diagonal=-window)
+    return future | past  # (T, T), True = blocked
 
 
 def _as_additive(mask: Tensor, dtype: torch.dtype) -> Tensor:

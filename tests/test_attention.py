@@ -172,3 +172,29 @@ def test_modules_keep_no_state():
 def test_mistakes_a_new_user_makes(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_pytorchs_fused_attention_agrees_with_every_mask_form_in_the_opposite_polarity():
+    """F.scaled_dot_product_attention reads a boolean mask as True = takes part: the
+    library's masks (True = blocked) go in negated; float masks are added by both."""
+    import torch.nn.functional as F
+
+    from course_lib.masking import causal_mask, padding_mask, sliding_window_mask
+
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(2, 3, 6, 4, generator=g, dtype=torch.float64) for _ in range(3))
+    kpm = padding_mask(torch.tensor([6, 3]), total_length=6)[:, None, None, :]  # (B, 1, 1, S)
+    float_mask = torch.randn(6, 6, generator=g, dtype=torch.float64)
+    for mask in (None, causal_mask(6), sliding_window_mask(6, 3), kpm, kpm | causal_mask(6)):
+        ours, _ = scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        theirs = F.scaled_dot_product_attention(q, k, v, attn_mask=None if mask is None else ~mask)
+        torch.testing.assert_close(ours, theirs, rtol=0, atol=1e-12)
+    ours, _ = scaled_dot_product_attention(q, k, v, attn_mask=float_mask)
+    theirs = F.scaled_dot_product_attention(q, k, v, attn_mask=float_mask)
+    torch.testing.assert_close(ours, theirs, rtol=0, atol=1e-12)
+    causal, _ = scaled_dot_product_attention(q, k, v, attn_mask=causal_mask(6))
+    torch.testing.assert_close(
+        causal, F.scaled_dot_product_attention(q, k, v, is_causal=True), rtol=0, atol=1e-12
+    )
+    wrong = F.scaled_dot_product_attention(q, k, v, attn_mask=causal_mask(6))  # not negated
+    assert not torch.allclose(wrong, causal)

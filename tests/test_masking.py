@@ -126,7 +126,13 @@ def test_public_names():
     import course_lib.masking as masking
 
     # combine_masks is a building block (of merge_masks and of MultiHeadAttention's masks)
-    assert masking.__all__ == ["masked_softmax", "padding_mask", "causal_mask", "merge_masks"]
+    assert masking.__all__ == [
+        "masked_softmax",
+        "padding_mask",
+        "causal_mask",
+        "sliding_window_mask",
+        "merge_masks",
+    ]
 
 
 def test_a_nan_at_a_blocked_key_still_poisons_the_context():
@@ -136,3 +142,19 @@ def test_a_nan_at_a_blocked_key_still_poisons_the_context():
     assert weights.tolist() == [[[1.0, 0.0]]]
     values = torch.tensor([[[1.0], [float("nan")]]])
     assert torch.isnan(weights @ values).all()
+
+
+def test_a_sliding_window_sees_the_last_few_keys_only():
+    from course_lib.masking import sliding_window_mask
+
+    mask = sliding_window_mask(5, 2)
+    assert (~mask).int().tolist() == [
+        [1, 0, 0, 0, 0],
+        [1, 1, 0, 0, 0],
+        [0, 1, 1, 0, 0],
+        [0, 0, 1, 1, 0],
+        [0, 0, 0, 1, 1],
+    ]
+    assert torch.equal(sliding_window_mask(5, 5), causal_mask(5))  # a window as long as T
+    with pytest.raises(ValueError, match="window must be a positive integer"):
+        sliding_window_mask(5, 0)
