@@ -780,3 +780,52 @@ def test_a_broken_reference_is_not_reported_as_the_students_mistake():
     with pytest.raises(RuntimeError, match="not in your code") as err:
         reference_holds(False, "shapes")
     assert not isinstance(err.value, (AssertionError, CheckFailed))
+
+
+# -- Chapter 7 ----------------------------------------------------------------------------
+
+
+def _rotate_pairs(x, start, direction=1):
+    L, dh = x.shape
+    speed = 10000.0 ** (-torch.arange(0, dh, 2, dtype=x.dtype) / dh)  # (Dh / 2,)
+    angle = direction * torch.arange(start, start + L, dtype=x.dtype)[:, None] * speed
+    a, b = x[:, 0::2], x[:, 1::2]
+    out = torch.empty_like(x)
+    out[:, 0::2] = a * angle.cos() - b * angle.sin()
+    out[:, 1::2] = a * angle.sin() + b * angle.cos()
+    return out
+
+
+def test_chapter_7_checks_pass_right_answers_and_name_the_mistakes(capsys):
+    from course_lib.checks import (
+        check_cache_bytes,
+        check_prefix_mask,
+        check_repeat_kv,
+        check_rotate_pairs,
+    )
+
+    check_rotate_pairs(_rotate_pairs)
+    check_repeat_kv(lambda kv, nh: kv.repeat_interleave(nh // kv.shape[1], dim=1))
+    check_cache_bytes(lambda layers, nkv, dh, size, tokens: layers * 2 * nkv * dh * size * tokens)
+
+    def prefix(s, t):
+        mask = torch.ones(s + t, s + t, dtype=torch.bool).triu(1)
+        mask[:s, :s] = False
+        return mask
+
+    check_prefix_mask(prefix)
+    assert capsys.readouterr().out.count("✓") == 4
+    with pytest.raises(CheckFailed, match="wrong way"):
+        check_rotate_pairs(lambda x, start: _rotate_pairs(x, start, direction=-1))
+    with pytest.raises(CheckFailed, match="starts at position 0"):
+        check_rotate_pairs(lambda x, start: _rotate_pairs(x, 0))
+    with pytest.raises(CheckFailed, match="repeat_interleave, not repeat"):
+        check_repeat_kv(lambda kv, nh: kv.repeat(1, nh // kv.shape[1], 1, 1))
+    with pytest.raises(CheckFailed, match="a key AND a value"):
+        check_cache_bytes(lambda layers, nkv, dh, size, tokens: layers * nkv * dh * size * tokens)
+    with pytest.raises(CheckFailed, match="True means BLOCKED"):
+        check_prefix_mask(lambda s, t: ~prefix(s, t))
+    with pytest.raises(CheckFailed, match="plain causal mask"):
+        check_prefix_mask(lambda s, t: torch.ones(s + t, s + t, dtype=torch.bool).triu(1))
+    with pytest.raises(CheckFailed, match="not implemented yet"):
+        check_repeat_kv(lambda kv, nh: (_ for _ in ()).throw(NotImplementedError))

@@ -36,6 +36,12 @@ from course_lib.checks.gps_pipeline import (
     check_stay_floor,
     check_training,
 )
+from course_lib.checks.modern import (
+    check_cache_bytes,
+    check_prefix_mask,
+    check_repeat_kv,
+    check_rotate_pairs,
+)
 from course_lib.checks.seq2seq import (
     check_decoder_inputs,
     check_gru_cell,
@@ -77,6 +83,11 @@ __all__ = [
     "check_decoder_self_attention_mask",
     "check_cached_attention_step",
     "check_label_smoothed_loss",
+    # Chapter 7
+    "check_rotate_pairs",
+    "check_repeat_kv",
+    "check_cache_bytes",
+    "check_prefix_mask",
     # Chapter 6
     "check_plot_trajectories",
     "check_datasets",

@@ -1,0 +1,151 @@
+"""Self-checks for Chapter 7 (today's Transformers): the rotary rotation, grouped key/value
+heads, the cache-size formula and the prefix mask. Masks: True = blocked."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import torch
+from torch import Tensor
+
+from course_lib.checks._core import CheckFailed, call_student, compare, passed
+from course_lib.masking import causal_mask
+from course_lib.rotary import apply_rotary
+
+__all__ = ["check_rotate_pairs", "check_repeat_kv", "check_cache_bytes", "check_prefix_mask"]
+
+
+def _rotate_halves(x: Tensor, start: int) -> Tensor:
+    """The other common layout: feature i paired with feature i + Dh/2 (GPT-NeoX, Llama)."""
+    L, dh = x.shape[-2:]
+    half = dh // 2
+    speed = torch.exp(torch.arange(0, dh, 2, dtype=x.dtype) * (-math.log(10000.0) / dh))
+    angles = torch.arange(start, start + L, dtype=x.dtype)[:, None] * speed  # (L, Dh / 2)
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * angles.cos() - b * angles.sin(), a * angles.sin() + b * angles.cos()], -1)
+
+
+def _backwards(x: Tensor, start: int) -> Tensor:
+    """Every pair turned by minus its angle: S R(a) S = R(-a), S negating odd features."""
+    sign = torch.ones(x.shape[-1], dtype=x.dtype)
+    sign[1::2] = -1.0
+    return apply_rotary(x * sign, start=start) * sign
+
+
+def check_rotate_pairs(rotate_pairs: Callable) -> None:
+    """Check ``rotate_pairs(x, start)``: ``x`` ``(L, Dh)`` queries or keys of positions
+    ``start .. start + L - 1``; rotate the pair ``(x[2i], x[2i + 1])`` of row ``l`` by the
+    angle ``(start + l) / 10000^(2i / Dh)``."""
+    __tracebackhide__ = True
+    name = "rotate_pairs"
+    g = torch.Generator().manual_seed(71)
+    cases = [(5, 8, 0), (3, 4, 7), (1, 16, 30), (6, 2, 2)]  # (L, Dh, start)
+    for L, dh, start in cases:
+        x = torch.randn(L, dh, generator=g, dtype=torch.float64)
+        case = f"L={L}, Dh={dh}, start={start}"
+        expected = apply_rotary(x, start=start)
+        got = call_student(rotate_pairs, name, x.clone(), start)
+        mistakes = [
+            (
+                _backwards(x, start),
+                "the rotation goes the wrong way: a pair "
+                "(a, b) turned by +angle is (a cos - b sin, a sin + b cos)",
+            ),
+            (
+                apply_rotary(x, start=0),
+                "every row starts at position 0: row l is at position start + l",
+            ),
+        ]
+        if dh > 2:
+            mistakes.append(
+                (
+                    _rotate_halves(x, start),
+                    "this pairs feature i with feature i + Dh/2 (another common layout); "
+                    "here the pairs are adjacent, (x[2i], x[2i + 1]), as in Chapter 4's table",
+                )
+            )
+        compare(got, expected, name, case, mistakes)
+    passed(name, len(cases))
+
+
+def check_repeat_kv(repeat_kv: Callable) -> None:
+    """Check ``repeat_kv(kv, num_heads)``: ``kv`` ``(B, Nkv, S, Dh)`` -> ``(B, Nh, S, Dh)``,
+    key/value head ``j`` serving query heads ``j * G .. j * G + G - 1``, ``G = Nh / Nkv``."""
+    __tracebackhide__ = True
+    name = "repeat_kv"
+    g = torch.Generator().manual_seed(72)
+    cases = [(2, 2, 5, 3, 4), (1, 1, 4, 2, 8), (3, 4, 2, 2, 4), (2, 2, 3, 4, 6)]
+    for b, nkv, s, dh, nh in cases:  # (B, Nkv, S, Dh, Nh)
+        kv = torch.randn(b, nkv, s, dh, generator=g, dtype=torch.float64)
+        case = f"B={b}, Nkv={nkv}, S={s}, Dh={dh}, num_heads={nh}"
+        group = nh // nkv
+        got = call_student(repeat_kv, name, kv.clone(), nh)
+        compare(
+            got,
+            kv.repeat_interleave(group, dim=1),
+            name,
+            case,
+            [
+                (
+                    kv.repeat(1, group, 1, 1),
+                    "the key/value heads are tiled (0, 1, 0, 1, ...): a group of query heads "
+                    "shares one key/value head, so each is repeated in place "
+                    "(0, 0, 1, 1, ...) -- repeat_interleave, not repeat",
+                ),
+            ],
+        )
+    passed(name, len(cases))
+
+
+def check_cache_bytes(cache_bytes: Callable) -> None:
+    """Check ``cache_bytes(num_layers, num_kv_heads, head_dim, bytes_per_number, tokens)``:
+    the memory a key/value cache needs for ``tokens`` positions of one sequence."""
+    __tracebackhide__ = True
+    name = "cache_bytes"
+    cases = [(5, 4, 64, 4, 1), (5, 1, 64, 4, 100), (32, 8, 128, 2, 4096), (2, 2, 16, 4, 7)]
+    for layers, nkv, dh, size, tokens in cases:
+        case = f"{layers} layers, {nkv} key/value heads of {dh}, {size} bytes, {tokens} tokens"
+        got = call_student(cache_bytes, name, layers, nkv, dh, size, tokens)
+        if not isinstance(got, (int, float)) or isinstance(got, bool):
+            raise CheckFailed(f"{name} should return a number, got {type(got).__name__}")
+        expected = layers * 2 * nkv * dh * size * tokens
+        if got == expected:
+            continue
+        hints = {
+            expected // 2: "that is the keys alone: the cache holds a key AND a value per head",
+            expected // layers: "that is one layer: every layer keeps its own keys and values",
+            expected // tokens: "that is one token: the cache grows with every position",
+        }
+        raise CheckFailed(
+            f"{name} returned {got}, expected {expected:,} ({case})"
+            + (f": {hints[got]}" if got in hints else "")
+        )
+    passed(name, len(cases))
+
+
+def check_prefix_mask(prefix_mask: Callable) -> None:
+    """Check ``prefix_mask(S, T)``: the ``(S + T, S + T)`` boolean mask (True = blocked) of a
+    decoder-only model whose ``S`` source tokens see each other both ways, while the ``T``
+    target tokens stay causal."""
+    __tracebackhide__ = True
+    name = "prefix_mask"
+    cases = [(3, 2), (1, 4), (4, 1), (5, 3)]
+    for s, t in cases:
+        case = f"S={s}, T={t}"
+        expected = causal_mask(s + t)
+        expected[:s, :s] = False  # the source block: both ways
+        got = call_student(prefix_mask, name, s, t)
+        bidirectional = torch.zeros(s + t, s + t, dtype=torch.bool)
+        compare(
+            got,
+            expected,
+            name,
+            case,
+            [
+                (~expected, "the polarity is reversed: in course_lib True means BLOCKED"),
+                (causal_mask(s + t), "this is the plain causal mask: open the source block"),
+                (bidirectional, "nothing is blocked: the target must not see its future"),
+            ],
+        )
+    passed(name, len(cases))
