@@ -216,8 +216,11 @@ class DecoderOnlyTranslator(nn.Module):
         t = tokens.shape[1]
         offsets = torch.arange(cache.length, cache.length + t, device=tokens.device)  # (t,)
         positions = offsets - cache.pads[:, None]  # (B, t): counted from the first real token
-        if int(positions.max()) >= self.config.max_src_len + self.config.max_len:
-            raise ValueError("the sequence is longer than the model's positions: lower max_len")
+        if cache.length + t > self.config.max_src_len + self.config.max_len:  # no device sync
+            raise ValueError(
+                f"{cache.length + t} positions, more than max_src_len + max_len = "
+                f"{self.config.max_src_len + self.config.max_len}: generate fewer tokens"
+            )
         key_padding_mask = torch.cat([cache.key_padding_mask, tokens == PAD], dim=1)
         h, layers = self._run(
             self._embed(self.tgt_embed(tokens), positions),

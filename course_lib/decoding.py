@@ -4,14 +4,14 @@ Batch first. Letters: ``B`` sentences, ``S`` source tokens, ``K`` beams, ``T`` g
 tokens, ``V`` vocabulary.
 
 Any model with the :class:`Translator` protocol can be decoded: the Transformer of
-:mod:`course_lib.translation` and the recurrent models of
-:mod:`course_lib.recurrent_translation` alike, so their outputs compare token for token.
+:mod:`course_lib.translation`, the recurrent models of
+:mod:`course_lib.recurrent_translation` and the decoder-only model of
+:mod:`course_lib.decoder_only` alike, so their outputs compare token for token.
 
 * :func:`greedy_decode` picks the most likely token at every step, for a whole batch at
   once, and stops each sentence at its ``<eos>``. By default it encodes the source once and
   feeds the decoder only the newest token, carrying the model's cache from step to step
-  (the Transformer's earlier keys and values in a
-  :class:`~course_lib.transformer.DecoderCache`, a GRU's hidden state). For teaching and
+  (earlier keys and values for a Transformer, the hidden state for a GRU). For teaching and
   timing, ``recompute="decoder"`` re-runs the decoder over the whole prefix at every step
   (the encoder still runs once), and ``recompute="everything"`` re-runs the whole model,
   encoder included -- the same tokens, more and more work.
@@ -20,8 +20,8 @@ Any model with the :class:`Translator` protocol can be decoded: the Transformer 
 * :func:`translate` turns sentences into sentences: encode with the source vocabulary, pad,
   decode a batch at a time, and back to words with the target vocabulary.
 
-Both decoders run under ``torch.no_grad()`` in eval mode and restore the mode they found. Outputs are
-``(B, T)`` token ids without ``<sos>``; each row ends with ``<eos>`` (unless
+Both decoders run under ``torch.no_grad()`` in eval mode and restore the mode they found.
+Outputs are ``(B, T)`` token ids without ``<sos>``; each row ends with ``<eos>`` (unless
 ``max_new_tokens`` were generated first) followed by ``<pad>``.
 """
 

@@ -111,3 +111,10 @@ def test_bad_input_says_what_is_wrong():
         small()(src, tgt[:2])
     with pytest.raises(ValueError, match="outside the vocabulary"):
         small()(src, torch.full((4, 2), V))
+
+
+def test_a_sequence_longer_than_the_positions_is_refused():
+    model = small(max_src_len=6)  # 6 source + 16 target positions
+    src, _ = batch()
+    with pytest.raises(ValueError, match="more than max_src_len \\+ max_len = 22"):
+        model(src, torch.full((4, 17), SOS))
