@@ -1,14 +1,20 @@
 """Chapter 7's measurements: today's Transformer parts on the book's data, one at a time.
 
     OMP_NUM_THREADS=1 python benchmarks/modern.py attention [--repeats 30]
+    OMP_NUM_THREADS=1 python benchmarks/modern.py memory
     OMP_NUM_THREADS=1 python benchmarks/modern.py cache [--repeats 3]
     OMP_NUM_THREADS=1 python benchmarks/modern.py translation [--budget 600]
     OMP_NUM_THREADS=1 python benchmarks/modern.py positions [--budget 300] [--seeds 0,1,2]
     OMP_NUM_THREADS=1 python benchmarks/modern.py kv-heads [--budget 300]
+    OMP_NUM_THREADS=1 python benchmarks/modern.py lengths [--budget 150] [--seeds 0,1,2]
 
 * ``attention``: the course's ``scaled_dot_product_attention`` against PyTorch's fused
   ``F.scaled_dot_product_attention``, forward plus backward, CPU float32, causal mask, median
   time per call in alternating rounds and their ratio, for three lengths.
+* ``memory``: the extra peak resident memory of one forward call (no gradients) of each,
+  for lengths 1024 to 8192, each call in a fresh process: the course's function holds the
+  ``(B, Nh, T, T)`` weights, a fused kernel never materialises them -- memory quadratic
+  against linear in ``T``, measured on the CPU.
 * ``cache``: the decoder-only model at Chapter 5's width with 1, 2 and 4 (= all) key/value
   heads -- the cache's bytes per token (formula and measured) and the CPU seconds of 20
   greedy steps over the test sentences (decoding speed does not depend on training).
@@ -17,9 +23,11 @@
   ``--budget`` CPU seconds; validation and test BLEU at every epoch end; the best epoch of
   each (chosen on validation) compared on test by a paired bootstrap.
 * ``positions``: the decoder-only model with rotary, sinusoidal and no positions, over
-  ``--seeds``; test BLEU of the best validation epoch, and BLEU on the test sentences longer
-  than any training target (lengths never seen in training).
+  ``--seeds``; test BLEU of the best validation epoch.
 * ``kv-heads``: the decoder-only model with 1, 2 and 4 key/value heads: the quality cost.
+* ``lengths``: the three position kinds trained only on pairs whose English has at most
+  ``--max-words`` words (validation likewise), then scored on the short test sentences and
+  on the longer ones -- target lengths and positions never seen in training.
 
 Greedy decoding and sacrebleu corpus BLEU throughout, on Chapter 5's grouped split.
 """
@@ -41,8 +49,9 @@ from course_lib.decoder_only import DecoderOnlyConfig, DecoderOnlyTranslator
 from course_lib.decoding import translate
 from course_lib.masking import causal_mask
 from course_lib.metrics import corpus_bleu, paired_bootstrap
+from course_lib.tatoeba import Split
 from course_lib.translation import TranslationConfig, TranslationTransformer
-from course_lib.vocab import SOS, pad
+from course_lib.vocab import SOS, encode_pairs, pad
 
 # Chapter 5's width; the decoder-only stack gets the layers that match its parameters.
 DECODER_ONLY = {"d_model": 256, "num_heads": 4, "d_ff": 512, "dropout": 0.1, "num_layers": 5}
@@ -82,6 +91,45 @@ def attention(args) -> None:
             f"  T={T:4d}  course {t['course'] * 1e3:8.2f} ms  fused {t['fused'] * 1e3:8.2f} ms"
             f"  course / fused = {t['course'] / t['fused']:5.2f}"
         )
+
+
+MEMORY_PROBE = """
+import resource, sys, torch, torch.nn.functional as F
+from course_lib.attention import scaled_dot_product_attention
+torch.set_num_threads(1)
+kind, T = sys.argv[1], int(sys.argv[2])
+def call(q, k, v):
+    if kind == "course":
+        return scaled_dot_product_attention(q, k, v)[0]
+    return F.scaled_dot_product_attention(q, k, v)
+with torch.no_grad():
+    call(*(torch.randn(1, 4, 8, 64) for _ in range(3)))  # load the kernels
+    q, k, v = (torch.randn(1, 4, T, 64) for _ in range(3))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    out = call(q, k, v)
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print((after - before) / 1024)  # ru_maxrss is in KiB on Linux
+"""
+
+
+def memory(args) -> None:
+    import subprocess
+
+    print("extra peak memory of one forward call, B=1, 4 heads of 64, float32, no mask (MiB)")
+    print(f"  {'T':>5}  {'course':>8}  {'fused':>8}  weights (B, Nh, T, T) alone")
+    for T in (1024, 2048, 4096, 8192):
+        got = {
+            kind: float(
+                subprocess.run(
+                    [sys.executable, "-c", MEMORY_PROBE, kind, str(T)],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
+            )
+            for kind in ("course", "fused")
+        }
+        print(f"  {T:5d}  {got['course']:8.1f}  {got['fused']:8.1f}  {4 * T * T * 4 / 2**20:8.1f}")
 
 
 def cache(args, data) -> None:
@@ -178,29 +226,56 @@ def translation(args, data) -> None:
 
 
 def positions(args, data) -> None:
-    split, _, _, train_ids = data
-    longest = max(len(t) for _, t in train_ids)  # target tokens, <eos> included
-    refs = [t for _, t in split.test]
-    long = [i for i, t in enumerate(refs) if len(t.split()) + 1 > longest]
-    print(f"{len(long)} test references longer than any training target ({longest} tokens)")
+    refs = [t for _, t in data[0].test]
     for kind in ("rotary", "sinusoidal", "none"):
         scores = []
         for seed in args.seeds:
             print(f"{kind}, seed {seed}", flush=True)
-            curve = train_and_score(
-                kind, decoder_only(data, seed, positions=kind), args.budget, data
-            )
-            hyps = best(curve)[3]
-            on_long = (
-                corpus_bleu([hyps[i] for i in long], [refs[i] for i in long]).score
-                if long
-                else float("nan")
-            )
-            scores.append((corpus_bleu(hyps, refs).score, on_long))
+            model = decoder_only(data, seed, positions=kind)
+            hyps = best(train_and_score(kind, model, args.budget, data))[3]
+            scores.append(corpus_bleu(hyps, refs).score)
         print(
-            f"  {kind:10} test BLEU by seed {[round(s, 1) for s, _ in scores]}, median "
-            f"{statistics.median(s for s, _ in scores):.1f}; longer-than-seen "
-            f"{[round(s, 1) for _, s in scores]}",
+            f"  {kind:10} test BLEU by seed {[round(s, 1) for s in scores]}, "
+            f"median {statistics.median(scores):.1f}",
+            flush=True,
+        )
+
+
+def lengths(args, data) -> None:
+    split, src_vocab, tgt_vocab, _ = data
+
+    def short(pairs):
+        return [(s, t) for s, t in pairs if len(t.split()) <= args.max_words]
+
+    short_split = Split(short(split.train), short(split.validation), split.test)
+    train_ids = encode_pairs(short_split.train, src_vocab, tgt_vocab)
+    short_data = (short_split, src_vocab, tgt_vocab, train_ids)
+    refs = [t for _, t in split.test]
+    groups = {
+        "short": [i for i, t in enumerate(refs) if len(t.split()) <= args.max_words],
+        "long": [i for i, t in enumerate(refs) if len(t.split()) > args.max_words],
+    }
+    print(
+        f"training on {len(train_ids)} pairs with <= {args.max_words} English words "
+        f"(longest target {max(len(t) for _, t in train_ids)} tokens with <eos>); test: "
+        f"{len(groups['short'])} short, {len(groups['long'])} long sentences"
+    )
+    for kind in ("rotary", "sinusoidal", "none"):
+        scores = {"short": [], "long": []}
+        for seed in args.seeds:
+            print(f"{kind}, seed {seed}", flush=True)
+            model = decoder_only(data, seed, positions=kind)
+            hyps = best(train_and_score(kind, model, args.budget, short_data))[3]
+            for group, rows in groups.items():
+                got = corpus_bleu([hyps[i] for i in rows], [refs[i] for i in rows]).score
+                scores[group].append(got)
+        print(
+            "  "
+            + "; ".join(
+                f"{kind} {group} BLEU by seed {[round(s, 1) for s in got]}, "
+                f"median {statistics.median(got):.1f}"
+                for group, got in scores.items()
+            ),
             flush=True,
         )
 
@@ -217,8 +292,10 @@ def kv_heads(args, data) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "what", choices=["attention", "cache", "translation", "positions", "kv-heads"]
+        "what",
+        choices=["attention", "memory", "cache", "translation", "positions", "kv-heads", "lengths"],
     )
+    parser.add_argument("--max-words", type=int, default=6, help="lengths: training cut")
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--budget", type=int, default=600, help="training CPU seconds per model")
     parser.add_argument("--seeds", default="0,1,2")
@@ -230,11 +307,19 @@ def main() -> int:
         args.repeats = args.repeats or 30
         attention(args)
         return 0
+    if args.what == "memory":
+        memory(args)
+        return 0
     args.repeats = args.repeats or 3
     data = recipe.data()
-    {"cache": cache, "translation": translation, "positions": positions, "kv-heads": kv_heads}[
-        args.what
-    ](args, data)
+    run = {
+        "cache": cache,
+        "translation": translation,
+        "positions": positions,
+        "kv-heads": kv_heads,
+        "lengths": lengths,
+    }
+    run[args.what](args, data)
     return 0
 
 

@@ -5,9 +5,9 @@
     python tools/draw_schematics.py --check    exit 1 and name the stale files or cells
     python tools/draw_schematics.py --png DIR  also write PNG previews into DIR (for authors)
 
-Seven diagrams, one function each (``encoder_decoder``, ``attention_context``, ``multi_head``,
+Eight diagrams, one function each (``encoder_decoder``, ``attention_context``, ``multi_head``,
 ``transformer_encoder_decoder``, ``three_attentions``, ``attention_decoders``,
-``scoring_functions``), drawn with matplotlib alone: boxes are ``FancyBboxPatch``, arrows
+``scoring_functions``, ``transformer_families``), drawn with matplotlib alone: boxes are ``FancyBboxPatch``, arrows
 ``FancyArrowPatch``, formulas mathtext. ``SCHEMATICS`` maps each name (the SVG's file stem)
 to its alt text, one sentence for screen readers.
 
@@ -98,6 +98,14 @@ SCHEMATICS: dict[str, str] = {
         "applies tanh and w_v; both give scores (B, T, S) that an optional mask (True = "
         "blocked) sets to minus infinity, a softmax over the S keys turns into weights alpha "
         "(B, T, S), and the weighted sum of the values V (B, S, Ev) is the context (B, T, Ev)."
+    ),
+    "transformer_families": (
+        "Four query-by-key grids over the tokens il, dort, <sos>, he: an encoder-only model "
+        "lets every token see every token; an encoder-decoder lets the French tokens see "
+        "each other and the English tokens see all the French and the English so far, in "
+        "two stacks joined by cross-attention; a decoder-only model with a causal mask lets "
+        "every token see itself and the tokens before it, in one stack; and a decoder-only "
+        "model with a prefix mask gives the encoder-decoder's pattern in one stack."
     ),
 }
 
@@ -202,7 +210,7 @@ def _text(ax, x, y, text, size=FONT, **kw):
     ax.text(x, y, text, fontsize=size, linespacing=1.3, **{"ha": "center", "va": "center", **kw})
 
 
-# ---------------------------------------------------------------- the seven diagrams
+# ---------------------------------------------------------------- the eight diagrams
 def encoder_decoder() -> Figure:
     fig, ax = _canvas(10, 4.9, "An encoder\N{EN DASH}decoder, unrolled")
     y_in, y_gru, y_lin, y_out = 1.05, 2.1, 3.1, 3.8
@@ -431,7 +439,7 @@ def _cell(ax, x, y, size, blocked):
     )
 
 
-def _grid(ax, x0, y_top, blocked, keys, queries, cell=0.42):
+def _grid(ax, x0, y_top, blocked, keys, queries, cell=0.42, label_gap=0.62):
     """Queries (rows) x keys (columns) as squares; ``blocked[i][j]`` hatched grey."""
     for i, row in enumerate(blocked):
         for j, is_blocked in enumerate(row):
@@ -442,7 +450,9 @@ def _grid(ax, x0, y_top, blocked, keys, queries, cell=0.42):
         _text(ax, x0 - 0.16, y_top - (i + 0.5) * cell, name, size=SMALL, ha="right")
     width, height = len(keys) * cell, len(queries) * cell
     _text(ax, x0 + width / 2, y_top + 0.45, "keys", size=SMALL, style="italic")
-    _text(ax, x0 - 0.62, y_top - height / 2, "queries", size=SMALL, style="italic", rotation=90)
+    _text(
+        ax, x0 - label_gap, y_top - height / 2, "queries", size=SMALL, style="italic", rotation=90
+    )
 
 
 def three_attentions() -> Figure:
@@ -622,6 +632,39 @@ def scoring_functions() -> Figure:
     return fig
 
 
+def transformer_families() -> Figure:
+    fig, ax = _canvas(12, 5.2, "What each token sees in the three families")
+    tokens = ["il", "dort", "<sos>", "he"]  # two French tokens, then the English side
+    prefix = [[j >= 2 and j > i for j in range(4)] for i in range(4)]
+    panels = (
+        ("encoder-only", "one stack, no mask:\nunderstands a text\n(BERT)", [[False] * 4] * 4),
+        (
+            "encoder-decoder",
+            "two stacks joined by\ncross-attention (2017, T5):\nthe prefix pattern",
+            prefix,
+        ),
+        (
+            "decoder-only",
+            "one causal stack reads\nFrench, then writes English\n(GPT, Llama)",
+            [[j > i for j in range(4)] for i in range(4)],
+        ),
+        (
+            "decoder-only, prefix mask",
+            "one stack, the French\npart sees both ways:\nthe prefix pattern",
+            prefix,
+        ),
+    )
+    for k, (name, caption, blocked) in enumerate(panels):
+        centre = 3 * k + 1.65
+        _text(ax, centre, 4.45, name, weight="bold")
+        _grid(ax, centre - 0.9 + 0.3, 3.5, blocked, tokens, tokens, cell=0.45, label_gap=0.85)
+        _text(ax, centre, 1.3, caption, size=SMALL, va="top")
+    for x, blocked, label in ((4.1, False, "allowed"), (5.7, True, "blocked (True in the mask)")):
+        _cell(ax, x, 0.2, 0.28, blocked)
+        _text(ax, x + 0.4, 0.34, label, size=SMALL, ha="left")
+    return fig
+
+
 DRAWINGS = {
     f.__name__: f
     for f in (
@@ -632,6 +675,7 @@ DRAWINGS = {
         three_attentions,
         attention_decoders,
         scoring_functions,
+        transformer_families,
     )
 }
 
