@@ -55,6 +55,7 @@ from course_lib.vocab import SOS, encode_pairs, pad
 
 # Chapter 5's width; the decoder-only stack gets the layers that match its parameters.
 DECODER_ONLY = {"d_model": 256, "num_heads": 4, "d_ff": 512, "dropout": 0.1, "num_layers": 5}
+SMALL = {"d_model": 128, "d_ff": 256, "num_layers": 3}
 
 
 def parameters(model: torch.nn.Module) -> int:
@@ -164,7 +165,7 @@ def cache(args, data) -> None:
         )
 
 
-def train_and_score(name, model, budget, data):
+def train_and_score(name, model, budget, data, settings=recipe.COURSE):
     """Train with the recipe; returns ``[(seconds, epoch, validation BLEU, test outputs)]``."""
     split, src_vocab, tgt_vocab, train_ids = data
     val_fr, val_en = [s for s, _ in split.validation], [t for _, t in split.validation]
@@ -181,7 +182,7 @@ def train_and_score(name, model, budget, data):
             flush=True,
         )
 
-    recipe.train(model, recipe.COURSE, train_ids, budget, evaluate)
+    recipe.train(model, settings, train_ids, budget, evaluate)
     return curve
 
 
@@ -201,17 +202,23 @@ def translation(args, data) -> None:
     split, src_vocab, tgt_vocab, _ = data
     refs = [t for _, t in split.test]
     torch.manual_seed(0)
-    models = {
-        "encoder-decoder": TranslationTransformer(
+    builders = {
+        "encoder-decoder": lambda: TranslationTransformer(
             TranslationConfig(len(src_vocab), len(tgt_vocab), **recipe.COURSE["config"])
         ),
-        "decoder-only": decoder_only(data),
-        "decoder-only, prefix": decoder_only(data, prefix_mask=True),
+        "decoder-only": lambda: decoder_only(data),
+        "decoder-only, prefix": lambda: decoder_only(data, prefix_mask=True),
+        # Chapter 7's in-notebook model: a third of the parameters, twice the learning rate
+        "decoder-only, small": lambda: decoder_only(data, **SMALL),
     }
+    names = args.models.split(";") if args.models else list(builders)[:3]
     curves = {}
-    for name, model in models.items():
-        print(f"{name}: {parameters(model):,} parameters", flush=True)
-        curves[name] = train_and_score(name, model, args.budget, data)
+    for name in names:
+        torch.manual_seed(0)
+        model = builders[name]()
+        settings = {**recipe.COURSE, "lr": 2e-3} if name.endswith("small") else recipe.COURSE
+        print(f"{name}: {parameters(model):,} parameters, lr {settings['lr']}", flush=True)
+        curves[name] = train_and_score(name, model, args.budget, data, settings)
     print("\nbest epoch on validation, scored on test:")
     for name, curve in curves.items():
         seconds, epoch, val, hyps = best(curve)
@@ -299,6 +306,12 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--budget", type=int, default=600, help="training CPU seconds per model")
     parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument(
+        "--models",
+        default=None,
+        help="translation: separated by semicolons, from encoder-decoder, decoder-only, "
+        "'decoder-only, prefix', 'decoder-only, small' (default: the first three)",
+    )
     args = parser.parse_args()
     args.seeds = [int(s) for s in args.seeds.split(",")]
     torch.set_num_threads(1)
