@@ -56,6 +56,7 @@ from course_lib.vocab import SOS, encode_pairs, pad
 # Chapter 5's width; the decoder-only stack gets the layers that match its parameters.
 DECODER_ONLY = {"d_model": 256, "num_heads": 4, "d_ff": 512, "dropout": 0.1, "num_layers": 5}
 SMALL = {"d_model": 128, "d_ff": 256, "num_layers": 3}
+SMALL_ENC_DEC = {"d_model": 128, "d_ff": 256}  # 2 + 2 layers, as Chapter 5
 
 
 def parameters(model: torch.nn.Module) -> int:
@@ -210,6 +211,12 @@ def translation(args, data) -> None:
         "decoder-only, prefix": lambda: decoder_only(data, prefix_mask=True),
         # Chapter 7's in-notebook model: a third of the parameters, twice the learning rate
         "decoder-only, small": lambda: decoder_only(data, **SMALL),
+        # Chapter 5's encoder-decoder at the same width and rate, for a like-for-like pair
+        "encoder-decoder, small": lambda: TranslationTransformer(
+            TranslationConfig(
+                len(src_vocab), len(tgt_vocab), **{**recipe.COURSE["config"], **SMALL_ENC_DEC}
+            )
+        ),
     }
     names = args.models.split(";") if args.models else list(builders)[:3]
     curves = {}

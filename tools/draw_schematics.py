@@ -633,7 +633,7 @@ def scoring_functions() -> Figure:
 
 
 def transformer_families() -> Figure:
-    fig, ax = _canvas(12, 5.2, "What each token sees in the three families")
+    fig, ax = _canvas(11, 5.2, "What each token sees in the three families")
     tokens = ["il", "dort", "<sos>", "he"]  # two French tokens, then the English side
     prefix = [[j >= 2 and j > i for j in range(4)] for i in range(4)]
     panels = (
@@ -649,17 +649,17 @@ def transformer_families() -> Figure:
             [[j > i for j in range(4)] for i in range(4)],
         ),
         (
-            "decoder-only, prefix mask",
+            "decoder-only + prefix",
             "one stack, the French\npart sees both ways:\nthe prefix pattern",
             prefix,
         ),
     )
     for k, (name, caption, blocked) in enumerate(panels):
-        centre = 3 * k + 1.65
+        centre = 2.75 * k + 1.5
         _text(ax, centre, 4.45, name, weight="bold")
-        _grid(ax, centre - 0.9 + 0.3, 3.5, blocked, tokens, tokens, cell=0.45, label_gap=0.85)
+        _grid(ax, centre - 0.84 + 0.3, 3.5, blocked, tokens, tokens, label_gap=0.85)
         _text(ax, centre, 1.3, caption, size=SMALL, va="top")
-    for x, blocked, label in ((4.1, False, "allowed"), (5.7, True, "blocked (True in the mask)")):
+    for x, blocked, label in ((3.7, False, "allowed"), (5.3, True, "blocked (True in the mask)")):
         _cell(ax, x, 0.2, 0.28, blocked)
         _text(ax, x + 0.4, 0.34, label, size=SMALL, ha="left")
     return fig
