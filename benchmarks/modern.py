@@ -24,7 +24,8 @@
   each (chosen on validation) compared on test by a paired bootstrap.
 * ``positions``: the decoder-only model with rotary, sinusoidal and no positions, over
   ``--seeds``; test BLEU of the best validation epoch.
-* ``kv-heads``: the decoder-only model with 1, 2 and 4 key/value heads: the quality cost.
+* ``kv-heads``: the decoder-only model with 1, 2 and 4 key/value heads, over ``--seeds``:
+  the quality cost.
 * ``lengths``: the three position kinds trained only on pairs whose English has at most
   ``--max-words`` words (validation likewise), then scored on the short test sentences and
   on the longer ones -- target lengths and positions never seen in training.
@@ -296,11 +297,18 @@ def lengths(args, data) -> None:
 
 def kv_heads(args, data) -> None:
     refs = [t for _, t in data[0].test]
-    for heads in (4, 2, 1):
-        model = decoder_only(data, num_kv_heads=heads)
-        print(f"{heads} key/value heads: {parameters(model):,} parameters", flush=True)
-        hyps = best(train_and_score(f"kv heads {heads}", model, args.budget, data))[3]
-        print(f"  {heads} key/value heads: test {corpus_bleu(hyps, refs, n_bootstrap=1000)}")
+    for seed in args.seeds:
+        for heads in (4, 2, 1):
+            model = decoder_only(data, seed, num_kv_heads=heads)
+            print(
+                f"{heads} key/value heads, seed {seed}: {parameters(model):,} parameters",
+                flush=True,
+            )
+            hyps = best(train_and_score(f"kv heads {heads}", model, args.budget, data))[3]
+            print(
+                f"  {heads} key/value heads, seed {seed}: test "
+                f"{corpus_bleu(hyps, refs, n_bootstrap=1000)}"
+            )
 
 
 def main() -> int:
