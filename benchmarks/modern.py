@@ -3,10 +3,13 @@
     OMP_NUM_THREADS=1 python benchmarks/modern.py attention [--repeats 30]
     OMP_NUM_THREADS=1 python benchmarks/modern.py memory
     OMP_NUM_THREADS=1 python benchmarks/modern.py cache [--repeats 3]
-    OMP_NUM_THREADS=1 python benchmarks/modern.py translation [--budget 600]
-    OMP_NUM_THREADS=1 python benchmarks/modern.py positions [--budget 300] [--seeds 0,1,2]
-    OMP_NUM_THREADS=1 python benchmarks/modern.py kv-heads [--budget 300]
-    OMP_NUM_THREADS=1 python benchmarks/modern.py lengths [--budget 150] [--seeds 0,1,2]
+    OMP_NUM_THREADS=1 python benchmarks/modern.py translation [--budget 300] [--models "a;b"]
+        [--lrs 0.0005,0.001,0.002] [--seeds 0] [--save runs.json]
+    OMP_NUM_THREADS=1 python benchmarks/modern.py compare runs.json [more.json ...]
+    OMP_NUM_THREADS=1 python benchmarks/modern.py positions [--budget 150] [--seeds 0,1,2]
+    OMP_NUM_THREADS=1 python benchmarks/modern.py kv-heads [--budget 150] [--heads 4,2,1]
+        [--epoch 4]
+    OMP_NUM_THREADS=1 python benchmarks/modern.py lengths [--budget 150] [--max-positions 12]
 
 * ``attention``: the course's ``scaled_dot_product_attention`` against PyTorch's fused
   ``F.scaled_dot_product_attention``, forward plus backward, CPU float32, causal mask, median
@@ -14,34 +17,44 @@
 * ``memory``: the extra peak resident memory of one forward call (no gradients) of each,
   for lengths 1024 to 8192, each call in a fresh process: the course's function holds the
   ``(B, Nh, T, T)`` weights, a fused kernel never materialises them -- memory quadratic
-  against linear in ``T``, measured on the CPU.
+  against linear in ``T``, measured (approximately: whole pages) on the CPU.
 * ``cache``: the decoder-only model at Chapter 5's width with 1, 2 and 4 (= all) key/value
-  heads -- the cache's bytes per token (formula and measured) and the CPU seconds of 20
-  greedy steps over the test sentences (decoding speed does not depend on training).
-* ``translation``: decoder-only against Chapter 5's encoder-decoder, parameters matched, both
-  trained with ``recipe.py`` (the library's ``Trainer``, the course's recipe, seed 0) for
-  ``--budget`` CPU seconds; validation and test BLEU at every epoch end; the best epoch of
-  each (chosen on validation) compared on test by a paired bootstrap.
-* ``positions``: the decoder-only model with rotary, sinusoidal and no positions, over
-  ``--seeds``; test BLEU of the best validation epoch.
-* ``kv-heads``: the decoder-only model with 1, 2 and 4 key/value heads, over ``--seeds``:
-  the quality cost.
-* ``lengths``: the three position kinds trained only on pairs whose English has at most
-  ``--max-words`` words (validation likewise), then scored on the short test sentences and
-  on the longer ones -- target lengths and positions never seen in training.
+  heads -- the cache's bytes per token (formula, and read from the cache tensors) and the
+  CPU seconds of 20 greedy steps over the test sentences (decoding speed does not depend
+  on training).
+* ``translation``: each of ``--models`` at each of ``--lrs`` and ``--seeds``, trained with
+  ``recipe.py`` (the library's ``Trainer``, the course's recipe) for ``--budget`` CPU
+  seconds; validation and test BLEU at every epoch end; the best epoch of each run chosen on
+  validation. ``--save`` keeps every run's curve and test outputs for ``compare``.
+* ``compare``: per model, the learning rate with the best mean validation BLEU (the test
+  set chooses nothing); then each model's chosen runs against the first model's, seed by
+  seed, by a paired bootstrap on the same test sentences.
+* ``positions``: the decoder-only model with rotary, sinusoidal and no positions
+  (``--kinds``), over ``--seeds``; test BLEU of the best validation epoch.
+* ``kv-heads``: the decoder-only model with ``--heads`` key/value heads, over ``--seeds``:
+  the quality cost at equal time (best validation epoch in the budget) and at equal
+  epochs (``--epoch``).
+* ``lengths``: positional extrapolation -- each kind trained (and validated) only on pairs
+  whose joined sequence (French, separator, English) fits in ``--max-positions``, then
+  scored on the test pairs that fit and on those that need 1-3 or 4 and more positions
+  beyond any training sequence; BLEU, length ratio and brevity penalty per group.
 
-Greedy decoding and sacrebleu corpus BLEU throughout, on Chapter 5's grouped split.
+A run's seed sets its initial weights, data order and dropout. Greedy decoding and
+sacrebleu corpus BLEU throughout, on Chapter 5's grouped split.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import platform
 import statistics
 import sys
 import time
 
+import numpy as np
 import recipe
+import sacrebleu
 import torch
 import torch.nn.functional as F
 
@@ -50,7 +63,7 @@ from course_lib.decoder_only import DecoderOnlyConfig, DecoderOnlyTranslator
 from course_lib.decoding import translate
 from course_lib.masking import causal_mask
 from course_lib.metrics import corpus_bleu, paired_bootstrap
-from course_lib.tatoeba import Split
+from course_lib.tatoeba import Split, sentence_groups
 from course_lib.translation import TranslationConfig, TranslationTransformer
 from course_lib.vocab import SOS, encode_pairs, pad
 
@@ -167,7 +180,7 @@ def cache(args, data) -> None:
         )
 
 
-def train_and_score(name, model, budget, data, settings=recipe.COURSE):
+def train_and_score(name, model, budget, data, settings=recipe.COURSE, seed=0):
     """Train with the recipe; returns ``[(seconds, epoch, validation BLEU, test outputs)]``."""
     split, src_vocab, tgt_vocab, train_ids = data
     val_fr, val_en = [s for s, _ in split.validation], [t for _, t in split.validation]
@@ -184,12 +197,17 @@ def train_and_score(name, model, budget, data, settings=recipe.COURSE):
             flush=True,
         )
 
-    recipe.train(model, settings, train_ids, budget, evaluate)
+    recipe.train(model, settings, train_ids, budget, evaluate, seed=seed)
     return curve
 
 
 def best(curve):
     return max(curve, key=lambda point: point[2])  # chosen on validation BLEU
+
+
+def at_epoch(curve, epoch):
+    """The curve's point at the end of ``epoch`` (equal-epoch comparisons)."""
+    return next(point for point in curve if point[1] == epoch)
 
 
 def decoder_only(data, seed=0, **changes) -> DecoderOnlyTranslator:
@@ -200,54 +218,179 @@ def decoder_only(data, seed=0, **changes) -> DecoderOnlyTranslator:
     )
 
 
+def encoder_decoder(data, seed=0, **changes) -> TranslationTransformer:
+    _, src_vocab, tgt_vocab, _ = data
+    torch.manual_seed(seed)
+    return TranslationTransformer(
+        TranslationConfig(len(src_vocab), len(tgt_vocab), **{**recipe.COURSE["config"], **changes})
+    )
+
+
+MODELS = {
+    "encoder-decoder": lambda data, seed: encoder_decoder(data, seed),
+    "decoder-only": lambda data, seed: decoder_only(data, seed),
+    "decoder-only, prefix": lambda data, seed: decoder_only(data, seed, prefix_mask=True),
+    # Chapter 7's in-notebook model, and Chapter 5's encoder-decoder at its width
+    "decoder-only, small": lambda data, seed: decoder_only(data, seed, **SMALL),
+    "encoder-decoder, small": lambda data, seed: encoder_decoder(data, seed, **SMALL_ENC_DEC),
+}
+
+
 def translation(args, data) -> None:
-    split, src_vocab, tgt_vocab, _ = data
-    refs = [t for _, t in split.test]
-    torch.manual_seed(0)
-    builders = {
-        "encoder-decoder": lambda: TranslationTransformer(
-            TranslationConfig(len(src_vocab), len(tgt_vocab), **recipe.COURSE["config"])
-        ),
-        "decoder-only": lambda: decoder_only(data),
-        "decoder-only, prefix": lambda: decoder_only(data, prefix_mask=True),
-        # Chapter 7's in-notebook model: a third of the parameters, twice the learning rate
-        "decoder-only, small": lambda: decoder_only(data, **SMALL),
-        # Chapter 5's encoder-decoder at the same width and rate, for a like-for-like pair
-        "encoder-decoder, small": lambda: TranslationTransformer(
-            TranslationConfig(
-                len(src_vocab), len(tgt_vocab), **{**recipe.COURSE["config"], **SMALL_ENC_DEC}
-            )
-        ),
-    }
-    names = args.models.split(";") if args.models else list(builders)[:3]
-    curves = {}
+    """Every model at every learning rate and seed; the rate of each model chosen on
+    validation (mean over seeds of the best validation BLEU); the runs' test outputs saved
+    with ``--save`` for paired comparisons across runs (``compare``)."""
+    refs = [t for _, t in data[0].test]
+    names = args.models.split(";") if args.models else list(MODELS)[:3]
+    runs = []
     for name in names:
-        torch.manual_seed(0)
-        model = builders[name]()
-        settings = {**recipe.COURSE, "lr": 2e-3} if name.endswith("small") else recipe.COURSE
-        print(f"{name}: {parameters(model):,} parameters, lr {settings['lr']}", flush=True)
-        curves[name] = train_and_score(name, model, args.budget, data, settings)
+        for lr in args.lrs:
+            for seed in args.seeds:
+                model = MODELS[name](data, seed)
+                label = f"{name}, lr {lr:g}, seed {seed}"
+                print(f"{label}: {parameters(model):,} parameters", flush=True)
+                curve = train_and_score(
+                    name, model, args.budget, data, {**recipe.COURSE, "lr": lr}, seed
+                )
+                seconds, epoch, val, hyps = best(curve)
+                runs.append(
+                    {
+                        "model": name,
+                        "lr": lr,
+                        "seed": seed,
+                        "parameters": parameters(model),
+                        "budget": args.budget,
+                        "curve": [[round(p[0], 1), p[1], round(p[2], 2)] for p in curve],
+                        "best": {"seconds": round(seconds, 1), "epoch": epoch, "validation": val},
+                        "test": hyps,
+                    }
+                )
     print("\nbest epoch on validation, scored on test:")
-    for name, curve in curves.items():
-        seconds, epoch, val, hyps = best(curve)
+    for run in runs:
+        b = run["best"]
         print(
-            f"  {name:22} {seconds:5.0f} s, epoch {epoch}: {corpus_bleu(hyps, refs, n_bootstrap=1000)}"
+            f"  {run['model']:22} lr {run['lr']:<6g} seed {run['seed']}  {b['seconds']:5.0f} s, "
+            f"epoch {b['epoch']:2d}, validation {b['validation']:5.1f}: "
+            f"test {corpus_bleu(run['test'], refs, n_bootstrap=1000)}"
         )
-    names = list(curves)
-    for other in names[1:]:
+    if args.save:
+        with open(args.save, "w") as f:
+            json.dump(runs, f)
+        print(f"runs saved to {args.save}")
+
+
+def runs_bootstrap(runs_a, runs_b, refs, groups, n_samples=1000, seed=12345):
+    """Mean test BLEU over ``runs_a`` minus the mean over ``runs_b`` (each a list of runs'
+    test outputs on ``refs``), with a 95 % interval that covers both sources of chance: the
+    test sentences -- whole ``groups`` resampled (pairs that share a sentence move together,
+    a cluster bootstrap) -- and the training runs (each side's seeds resampled). Returns
+    ``(a, b, difference, low, high, p)``."""
+    scorer = sacrebleu.metrics.BLEU()
+    member = np.zeros((len(groups), len(refs)))  # (G, N): which group holds each sentence
+    for g, rows in enumerate(groups):
+        member[g, rows] = 1.0
+    # per-group sufficient statistics of every run: (G, N) @ (N, k) -> (G, k)
+    sides = [
+        [member @ np.asarray(scorer._extract_corpus_statistics(h, [refs]), float) for h in runs]
+        for runs in (runs_a, runs_b)
+    ]
+
+    def bleu(stats):
+        return scorer._compute_score_from_stats(list(stats)).score
+
+    full = [statistics.mean(bleu(s.sum(0)) for s in side) for side in sides]
+    rng = np.random.default_rng(seed)
+    deltas = []
+    for _ in range(n_samples):
+        counts = rng.multinomial(len(groups), np.full(len(groups), 1 / len(groups)))  # (G,)
+        means = []
+        for side in sides:
+            drawn = rng.integers(len(side), size=len(side))  # the seeds, with replacement
+            means.append(statistics.mean(bleu(counts @ side[i]) for i in drawn))
+        deltas.append(means[0] - means[1])
+    deltas = np.array(deltas)
+    delta = full[0] - full[1]
+    low, high = np.percentile(deltas, [2.5, 97.5])
+    other_side = np.mean(deltas <= 0) if delta > 0 else np.mean(deltas >= 0)
+    p = min(1.0, 2 * (other_side * n_samples + 1) / (n_samples + 1))
+    return full[0], full[1], delta, float(low), float(high), float(p)
+
+
+def holm(p_values):
+    """Holm's step-down adjustment: a family of tests at one overall error rate."""
+    order = sorted(range(len(p_values)), key=p_values.__getitem__)
+    adjusted, running = [0.0] * len(p_values), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def compare(args, data) -> None:
+    """Load saved runs; per model, the learning rate with the best mean validation BLEU;
+    then every other model's chosen runs against the first model's: seed by seed (the
+    library's paired bootstrap over sentences), and over all seeds with groups and seeds
+    resampled (:func:`runs_bootstrap`), Holm-adjusted over the comparisons made."""
+    split = data[0]
+    refs = [t for _, t in split.test]
+    groups = sentence_groups(split.test)
+    runs = [run for path in args.runs for run in json.load(open(path))]
+    chosen = {}
+    for name in dict.fromkeys(run["model"] for run in runs):
+        mine = [run for run in runs if run["model"] == name]
+        by_lr = {}
+        for run in mine:
+            by_lr.setdefault(run["lr"], []).append(run)
+        means = {
+            lr: statistics.mean(r["best"]["validation"] for r in rs) for lr, rs in by_lr.items()
+        }
+        lr = max(means, key=means.get)
         print(
-            f"  {other} - {names[0]}: {paired_bootstrap(best(curves[other])[3], best(curves[names[0]])[3], refs)}"
+            f"{name} ({mine[0]['parameters']:,} parameters): best validation BLEU by learning "
+            "rate "
+            + ", ".join(f"{k:g}: {v:.1f}" for k, v in sorted(means.items()))
+            + f" -> lr {lr:g}"
+        )
+        chosen[name] = {r["seed"]: r for r in by_lr[lr]}
+        for seed, r in sorted(chosen[name].items()):
+            b = r["best"]
+            print(
+                f"  seed {seed}: epoch {b['epoch']} ({b['seconds']:.0f} s), validation "
+                f"{b['validation']:.1f}, test {corpus_bleu(r['test'], refs, n_bootstrap=1000)}"
+            )
+    print(f"test set: {len(refs)} pairs in {len(groups)} groups that share a sentence")
+    names = list(chosen)
+    results = []
+    for other in names[1:]:
+        for seed in sorted(set(chosen[other]) & set(chosen[names[0]])):
+            a, b = chosen[other][seed]["test"], chosen[names[0]][seed]["test"]
+            print(f"  seed {seed}: {other} - {names[0]}: {paired_bootstrap(a, b, refs)}")
+        got = runs_bootstrap(
+            [r["test"] for r in chosen[other].values()],
+            [r["test"] for r in chosen[names[0]].values()],
+            refs,
+            groups,
+        )
+        results.append((other, got))
+    for (other, (a, b, delta, low, high, p)), p_holm in zip(
+        results, holm([r[1][5] for r in results]), strict=True
+    ):
+        print(
+            f"  {other} ({len(chosen[other])} seeds) - {names[0]} ({len(chosen[names[0]])} "
+            f"seeds): mean BLEU {a:.1f} - {b:.1f} = {delta:+.1f} [95 % CI {low:+.1f}, "
+            f"{high:+.1f}], groups and seeds resampled, p = {p:.3f}, Holm-adjusted over "
+            f"{len(results)}: {p_holm:.3f}"
         )
 
 
 def positions(args, data) -> None:
     refs = [t for _, t in data[0].test]
-    for kind in ("rotary", "sinusoidal", "none"):
+    for kind in args.kinds:
         scores = []
         for seed in args.seeds:
             print(f"{kind}, seed {seed}", flush=True)
             model = decoder_only(data, seed, positions=kind)
-            hyps = best(train_and_score(kind, model, args.budget, data))[3]
+            hyps = best(train_and_score(kind, model, args.budget, data, seed=seed))[3]
             scores.append(corpus_bleu(hyps, refs).score)
         print(
             f"  {kind:10} test BLEU by seed {[round(s, 1) for s in scores]}, "
@@ -256,58 +399,85 @@ def positions(args, data) -> None:
         )
 
 
+def joined_positions(pair_ids) -> int:
+    """Positions the decoder-only model reads to write a whole reference: the source tokens
+    (with ``<eos>``), ``<sos>`` and the target words -- the last one predicts ``<eos>``."""
+    src, tgt = pair_ids
+    return len(src) + len(tgt) - 1  # tgt = words + <eos>; <sos> takes <eos>'s place
+
+
 def lengths(args, data) -> None:
+    """Positional extrapolation: train (and validate) only on pairs whose *joined* sequence
+    -- French, separator, English -- fits in ``--max-positions``; score the test pairs that
+    fit and those that need positions no training sequence reached. Per group: BLEU, and
+    sacrebleu's length ratio and brevity penalty (a model that stops too early loses BLEU
+    through the penalty, not through its words)."""
     split, src_vocab, tgt_vocab, _ = data
 
-    def short(pairs):
-        return [(s, t) for s, t in pairs if len(t.split()) <= args.max_words]
+    def fits(pairs):
+        ids = encode_pairs(pairs, src_vocab, tgt_vocab)
+        return [
+            p for p, i in zip(pairs, ids, strict=True) if joined_positions(i) <= args.max_positions
+        ]
 
-    short_split = Split(short(split.train), short(split.validation), split.test)
+    short_split = Split(fits(split.train), fits(split.validation), split.test)
     train_ids = encode_pairs(short_split.train, src_vocab, tgt_vocab)
     short_data = (short_split, src_vocab, tgt_vocab, train_ids)
     refs = [t for _, t in split.test]
+    test_positions = [joined_positions(i) for i in encode_pairs(split.test, src_vocab, tgt_vocab)]
+    excess = [n - args.max_positions for n in test_positions]
     groups = {
-        "short": [i for i, t in enumerate(refs) if len(t.split()) <= args.max_words],
-        "long": [i for i, t in enumerate(refs) if len(t.split()) > args.max_words],
+        "within": [i for i, e in enumerate(excess) if e <= 0],
+        "+1..3": [i for i, e in enumerate(excess) if 1 <= e <= 3],
+        "+4..": [i for i, e in enumerate(excess) if e >= 4],
     }
+    beyond = [e for e in excess if e > 0]
     print(
-        f"training on {len(train_ids)} pairs with <= {args.max_words} English words "
-        f"(longest target {max(len(t) for _, t in train_ids)} tokens with <eos>); test: "
-        f"{len(groups['short'])} short, {len(groups['long'])} long sentences"
+        f"training on {len(train_ids)} of {len(split.train)} pairs, joined length <= "
+        f"{args.max_positions} positions (longest {max(map(joined_positions, train_ids))}); "
+        f"test: {len(groups['within'])} within, {len(beyond)} beyond (by 1-3 positions "
+        f"{len(groups['+1..3'])}, by 4-{max(beyond)} {len(groups['+4..'])})"
     )
-    for kind in ("rotary", "sinusoidal", "none"):
-        scores = {"short": [], "long": []}
+    for kind in args.kinds:
+        scores = {group: [] for group in groups}
         for seed in args.seeds:
             print(f"{kind}, seed {seed}", flush=True)
             model = decoder_only(data, seed, positions=kind)
-            hyps = best(train_and_score(kind, model, args.budget, short_data))[3]
+            hyps = best(train_and_score(kind, model, args.budget, short_data, seed=seed))[3]
             for group, rows in groups.items():
-                got = corpus_bleu([hyps[i] for i in rows], [refs[i] for i in rows]).score
+                got = sacrebleu.corpus_bleu([hyps[i] for i in rows], [[refs[i] for i in rows]])
                 scores[group].append(got)
-        print(
-            "  "
-            + "; ".join(
-                f"{kind} {group} BLEU by seed {[round(s, 1) for s in got]}, "
-                f"median {statistics.median(got):.1f}"
-                for group, got in scores.items()
-            ),
-            flush=True,
-        )
+                print(
+                    f"  {kind} seed {seed} {group:6}: BLEU {got.score:5.1f}  length ratio "
+                    f"{got.sys_len / got.ref_len:.3f}  brevity penalty {got.bp:.3f}",
+                    flush=True,
+                )
+        for group, got in scores.items():
+            print(
+                f"  {kind:10} {group:6} BLEU by seed {[round(g.score, 1) for g in got]}, "
+                f"median {statistics.median(g.score for g in got):.1f}; length ratio median "
+                f"{statistics.median(g.sys_len / g.ref_len for g in got):.3f}",
+                flush=True,
+            )
 
 
 def kv_heads(args, data) -> None:
+    """The quality cost of fewer key/value heads: test BLEU of the best validation epoch in
+    the time budget, and at the end of ``--epoch`` (equal epochs)."""
     refs = [t for _, t in data[0].test]
     for seed in args.seeds:
-        for heads in (4, 2, 1):
+        for heads in args.heads:
             model = decoder_only(data, seed, num_kv_heads=heads)
             print(
                 f"{heads} key/value heads, seed {seed}: {parameters(model):,} parameters",
                 flush=True,
             )
-            hyps = best(train_and_score(f"kv heads {heads}", model, args.budget, data))[3]
+            curve = train_and_score(f"kv heads {heads}", model, args.budget, data, seed=seed)
+            seconds, epoch, _, hyps = best(curve)
             print(
-                f"  {heads} key/value heads, seed {seed}: test "
-                f"{corpus_bleu(hyps, refs, n_bootstrap=1000)}"
+                f"  {heads} key/value heads, seed {seed}: best epoch {epoch} ({seconds:.0f} s): "
+                f"test {corpus_bleu(hyps, refs, n_bootstrap=1000)}; at epoch {args.epoch}: "
+                f"test BLEU {corpus_bleu(at_epoch(curve, args.epoch)[3], refs).score:.1f}"
             )
 
 
@@ -315,9 +485,28 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "what",
-        choices=["attention", "memory", "cache", "translation", "positions", "kv-heads", "lengths"],
+        choices=[
+            "attention",
+            "memory",
+            "cache",
+            "translation",
+            "compare",
+            "positions",
+            "kv-heads",
+            "lengths",
+        ],
     )
-    parser.add_argument("--max-words", type=int, default=6, help="lengths: training cut")
+    parser.add_argument("runs", nargs="*", help="compare: files written by translation --save")
+    parser.add_argument(
+        "--max-positions", type=int, default=12, help="lengths: training cut (joined length)"
+    )
+    parser.add_argument("--lrs", default="0.001", help="translation: learning rates")
+    parser.add_argument("--save", default=None, help="translation: write the runs (JSON)")
+    parser.add_argument("--heads", default="4,2,1", help="kv-heads: key/value head counts")
+    parser.add_argument(
+        "--kinds", default="rotary,sinusoidal,none", help="positions, lengths: position codes"
+    )
+    parser.add_argument("--epoch", type=int, default=4, help="kv-heads: equal-epoch column")
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--budget", type=int, default=600, help="training CPU seconds per model")
     parser.add_argument("--seeds", default="0,1,2")
@@ -329,6 +518,9 @@ def main() -> int:
     )
     args = parser.parse_args()
     args.seeds = [int(s) for s in args.seeds.split(",")]
+    args.lrs = [float(s) for s in args.lrs.split(",")]
+    args.heads = [int(s) for s in args.heads.split(",")]
+    args.kinds = args.kinds.split(",")
     torch.set_num_threads(1)
     print(f"{platform.processor() or platform.machine()}, torch {torch.__version__}, 1 thread")
     if args.what == "attention":
@@ -343,6 +535,7 @@ def main() -> int:
     run = {
         "cache": cache,
         "translation": translation,
+        "compare": compare,
         "positions": positions,
         "kv-heads": kv_heads,
         "lengths": lengths,

@@ -58,10 +58,12 @@ def train(
     train_ids: list,
     budget: float,
     on_epoch_end: Callable[[Trainer], None],
+    seed: int = 0,
 ) -> Trainer:
-    """Train ``model`` with ``settings`` (seed 0) until ``budget`` training CPU seconds are
-    spent, calling ``on_epoch_end(trainer)`` after every epoch."""
-    torch.manual_seed(0)
+    """Train ``model`` with ``settings`` until ``budget`` training CPU seconds are spent,
+    calling ``on_epoch_end(trainer)`` after every epoch. ``seed`` sets the data order and the
+    dropout (the caller seeds the initial weights: a run's "seed" is both)."""
+    torch.manual_seed(seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=settings["lr"], betas=(0.9, 0.98))
     trainer = Trainer(
         model,
@@ -78,4 +80,4 @@ def train(
         trainer.stop_training = trainer.seconds[-1] >= budget
 
     batches = PairBatches(train_ids, settings["batch_size"], shuffle=True)
-    return trainer.fit(batches, epochs=10_000, seed=0, progress=False, on_epoch_end=hook)
+    return trainer.fit(batches, epochs=10_000, seed=seed, progress=False, on_epoch_end=hook)

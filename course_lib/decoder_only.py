@@ -20,9 +20,12 @@ so that every sentence's ``<sos>`` sits at the same index, and each row's positi
 from its first real token (a sentence gets the same positions alone or in any batch).
 Padded keys are masked (True = blocked, as everywhere in the library).
 
+**Embeddings** are multiplied by ``sqrt(D)`` whatever the position code (one rule, Chapter 5's:
+rows of norm about ``sqrt(D)``, the size of a sinusoidal row), so that comparing position
+codes changes the position code only.
 **Positions** (``positions``): ``"rotary"`` rotates queries and keys
-(:mod:`course_lib.rotary`); ``"sinusoidal"`` adds Chapter 4's table to the embeddings (scaled
-by ``sqrt(D)``); ``"none"`` gives the model only the causal mask to tell order by.
+(:mod:`course_lib.rotary`); ``"sinusoidal"`` adds Chapter 4's table to the scaled
+embeddings; ``"none"`` gives the model only the causal mask to tell order by.
 **Prefix mask** (``prefix_mask=True``): the source tokens see each other in both directions
 (a bidirectional "encoder" inside the decoder); the target stays causal.
 """
@@ -176,9 +179,11 @@ class DecoderOnlyTranslator(nn.Module):
         return src.gather(1, columns), pads
 
     def _embed(self, x: Tensor, positions: Tensor) -> Tensor:
-        """Embedded tokens ``(B, t, D)`` plus, for ``"sinusoidal"``, their positions' rows."""
+        """Embedded tokens ``(B, t, D)`` times ``sqrt(D)`` -- for every position kind -- plus,
+        for ``"sinusoidal"``, their positions' rows."""
+        x = x * math.sqrt(self.config.d_model)
         if self.config.positions == "sinusoidal":
-            x = x * math.sqrt(self.config.d_model) + self.table[positions]  # (B, t, D)
+            x = x + self.table[positions]  # (B, t, D)
         return self.dropout(x)
 
     def _run(self, x, caches, *, key_padding_mask, positions, causal):

@@ -64,26 +64,34 @@ def apply_rotary(
         base: the base of the angular speeds, 10000 as in the sinusoidal table.
 
     Returns:
-        a tensor of ``x``'s shape and dtype; ``x`` is not modified.
+        a tensor of ``x``'s shape and dtype; ``x`` is not modified. The angles and the
+        rotation are computed in float32 (float64 for float64 input) and cast back, so
+        half-precision queries keep the offset-only property.
     """
     if x.ndim < 2:
         raise ValueError(f"x must be (..., L, Dh), got {shape_str(x)}")
     if not torch.is_floating_point(x):
         raise TypeError(f"x must be floating point (queries or keys), got {x.dtype}")
+    # angles, cos, sin and the rotation in at least float32 (as Meta's and Hugging Face's
+    # reference code): in bfloat16 the angle of position 100 would be off by up to 0.25 rad
+    wide = torch.promote_types(x.dtype, torch.float32)
     if positions is None:
-        angles = rotary_angles(x.shape[-2], x.shape[-1], start=start, base=base, dtype=x.dtype)
+        angles = rotary_angles(x.shape[-2], x.shape[-1], start=start, base=base, dtype=wide)
     else:
         if x.ndim != 4 or tuple(positions.shape) != (x.shape[0], x.shape[2]):
             raise ValueError(
                 f"positions must be (B, L) for x (B, Nh, L, Dh) = {shape_str(x)}, got "
                 f"{shape_str(positions)}"
             )
-        speeds = rotary_angles(1, x.shape[-1], start=1, base=base, dtype=x.dtype)[0]  # (Dh/2,)
+        speeds = rotary_angles(1, x.shape[-1], start=1, base=base, dtype=wide)[0]  # (Dh / 2,)
         # (B, L) -> (B, 1, L, 1) * (Dh / 2,) -> (B, 1, L, Dh / 2): one angle per row and pair
-        angles = positions.to(x.dtype)[:, None, :, None] * speeds.to(positions.device)
+        angles = positions.to(wide)[:, None, :, None] * speeds.to(positions.device)
     angles = angles.to(x.device)
     cos, sin = angles.cos(), angles.sin()  # (L, Dh / 2) each
-    even, odd = x[..., 0::2], x[..., 1::2]  # (..., L, Dh / 2): the pairs' two coordinates
+    even, odd = (
+        x.to(wide)[..., 0::2],
+        x.to(wide)[..., 1::2],
+    )  # no copy for float32 and 64  # (..., L, Dh / 2): the pairs' coordinates
     # each pair (a, b) turned by its angle: (a cos - b sin, a sin + b cos)
     rotated = torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1)
-    return rotated.flatten(-2)  # (..., L, Dh / 2, 2) -> (..., L, Dh), pairs adjacent again
+    return rotated.flatten(-2).to(x.dtype)  # (..., L, Dh / 2, 2) -> (..., L, Dh), pairs adjacent

@@ -829,3 +829,41 @@ def test_chapter_7_checks_pass_right_answers_and_name_the_mistakes(capsys):
         check_prefix_mask(lambda s, t: torch.ones(s + t, s + t, dtype=torch.bool).triu(1))
     with pytest.raises(CheckFailed, match="not implemented yet"):
         check_repeat_kv(lambda kv, nh: (_ for _ in ()).throw(NotImplementedError))
+
+
+def test_chapter_7_checks_hold_the_student_to_what_the_library_accepts():
+    from course_lib.checks import check_prefix_mask, check_rotate_pairs
+
+    def prefix(s, t):
+        mask = torch.ones(s + t, s + t, dtype=torch.bool).triu(1)
+        mask[:s, :s] = False
+        return mask
+
+    def in_place(x, start):
+        x.copy_(_rotate_pairs(x, start))  # right values, but the caller's x is lost
+        return x
+
+    def slow_speeds(x, start):
+        L, dh = x.shape
+        speed = 10000.0 ** (-torch.arange(dh // 2, dtype=x.dtype) / dh)  # i, not 2i
+        angle = torch.arange(start, start + L, dtype=x.dtype)[:, None] * speed
+        out = torch.empty_like(x)
+        out[:, 0::2] = x[:, 0::2] * angle.cos() - x[:, 1::2] * angle.sin()
+        out[:, 1::2] = x[:, 0::2] * angle.sin() + x[:, 1::2] * angle.cos()
+        return out
+
+    def source_sees_target(s, t):
+        mask = prefix(s, t)
+        mask[:s, :] = False
+        return mask
+
+    with pytest.raises(CheckFailed, match="changed its input x in place"):
+        check_rotate_pairs(in_place)
+    with pytest.raises(CheckFailed, match=r"10000\^\(-2i / Dh\)"):
+        check_rotate_pairs(slow_speeds)
+    with pytest.raises(CheckFailed, match="torch.int64 mask.*refuses"):
+        check_prefix_mask(lambda s, t: prefix(s, t).long())
+    with pytest.raises(CheckFailed, match="torch.float32 mask"):
+        check_prefix_mask(lambda s, t: torch.zeros(s + t, s + t).masked_fill(prefix(s, t), -1e9))
+    with pytest.raises(CheckFailed, match="source rows also see the target"):
+        check_prefix_mask(source_sees_target)

@@ -30,6 +30,20 @@ def batch(seed=0):
     return src, tgt
 
 
+@pytest.mark.parametrize("positions", ["rotary", "sinusoidal", "none"])
+def test_embeddings_are_scaled_by_sqrt_d_whatever_the_position_kind(positions):
+    """One rule, so that comparing position codes changes the position code only: the rows
+    entering the stack are the embeddings times sqrt(D) (plus the table for sinusoidal)."""
+    model = small(positions, d_model=16)
+    tokens = torch.tensor([[5, 6, 7]])
+    where = torch.arange(3)[None]  # (1, 3)
+    got = model._embed(model.tgt_embed(tokens), where)
+    want = model.tgt_embed(tokens) * 4.0  # sqrt(16)
+    if positions == "sinusoidal":
+        want = want + model.table[where]
+    torch.testing.assert_close(got, want, rtol=0, atol=0)
+
+
 @pytest.mark.parametrize("positions, prefix_mask", KINDS)
 def test_one_pass_equals_token_by_token(positions, prefix_mask):
     model = small(positions, prefix_mask)

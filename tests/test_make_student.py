@@ -126,12 +126,13 @@ def test_myst_roles_become_markdown_jupyter_renders():
     text = (
         "See {class}`~course_lib.attention.Attention`, {func}`course_lib.geo.haversine`, "
         "{doc}`02b_scoring_functions`, {doc}`the scores <02b_scoring_functions>` and "
-        "{cite}`vaswani2017attention`."
+        "{cite}`vaswani2017attention`, {cite}`shazeer2019fast,ainslie2023gqa`."
     )
     assert ms.plain_roles(text) == (
         "See `Attention`, `course_lib.geo.haversine`, "
         "[02b_scoring_functions](../chapters/02b_scoring_functions.ipynb), "
-        "[the scores](../chapters/02b_scoring_functions.ipynb) and [vaswani2017attention]."
+        "[the scores](../chapters/02b_scoring_functions.ipynb) and (Vaswani et al., 2017), "
+        "(Shazeer, 2019; Ainslie et al., 2023)."
     )
 
 

@@ -76,3 +76,24 @@ def test_per_row_positions_equal_per_row_starts():
         torch.testing.assert_close(got[b], apply_rotary(x[b], start=s), rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match=r"positions must be \(B, L\)"):
         apply_rotary(x, positions=positions[:, :3])
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_half_precision_input_is_rotated_at_float32_angles(dtype):
+    """Angles in bfloat16 would be off by a quarter radian below position 128; the rotation
+    is computed in float32 and only the result rounded, so a score still depends on the
+    offset only (to the input's precision) at positions far apart."""
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(1, 2, 200, 64, generator=g)  # (B, Nh, L, Dh)
+    half = apply_rotary(x.to(dtype))
+    assert half.dtype == dtype
+    torch.testing.assert_close(half.float(), apply_rotary(x), rtol=0, atol=2e-2)
+    q, k = torch.randn(2, 64, generator=g).to(dtype)
+
+    def score(m):  # query at m, key at m - 3
+        rq = apply_rotary(q[None], start=m)[0].float()
+        rk = apply_rotary(k[None], start=m - 3)[0].float()
+        return (rq @ rk).item()
+
+    scores = [score(m) for m in (3, 20, 60, 120, 1000)]
+    assert max(scores) - min(scores) < 0.1, scores  # 2.3 with bfloat16 angles

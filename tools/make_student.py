@@ -24,6 +24,7 @@ markdown cell that starts with ``## Exercises`` to the next ``## `` heading. In 
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import sys
 from pathlib import Path
@@ -94,6 +95,25 @@ def strip_solution(source: str, where: str) -> str:
 
 
 ROLE = re.compile(r"\{(?P<role>[a-z:]+)\}`(?P<text>[^`]*)`")
+BIB_ENTRY = re.compile(r"@\w+\{(?P<key>[^,\s]+),(?P<body>.*?)\n\}", re.S)
+BIB_FIELD = re.compile(r"^\s*(?P<name>author|year)\s*=\s*\{(?P<value>.*)\},?\s*$", re.M)
+
+
+@functools.cache
+def citation_names(bib: Path = nbtools.ROOT / "references.bib") -> dict[str, str]:
+    """``key -> "Touvron et al., 2023"`` for every entry of the book's bibliography: what a
+    reader of the student notebook (no Sphinx, no bibliography page) can look up."""
+    names = {}
+    for entry in BIB_ENTRY.finditer(bib.read_text(encoding="utf-8")):
+        fields = {m["name"]: m["value"] for m in BIB_FIELD.finditer(entry["body"])}
+        authors = [a.strip() for a in fields.get("author", "").split(" and ") if a.strip()]
+        surnames = [a.split(",")[0].strip("{} ") for a in authors]
+        if len(surnames) > 2 or "others" in authors:
+            who = f"{surnames[0]} et al."
+        else:
+            who = " and ".join(surnames)
+        names[entry["key"]] = f"{who}, {fields.get('year', 'n.d.')}"
+    return names
 
 
 def plain_roles(source: str) -> str:
@@ -114,7 +134,8 @@ def plain_roles(source: str) -> str:
             page = target.split("/")[-1]
             return f"[{title or page}](../chapters/{page}.ipynb)"
         if role == "cite":
-            return f"[{target}]"
+            names = citation_names()
+            return "(" + "; ".join(names.get(k.strip(), k.strip()) for k in target.split(",")) + ")"
         return title or target
 
     return ROLE.sub(replace, source)

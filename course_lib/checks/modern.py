@@ -17,7 +17,8 @@ __all__ = ["check_rotate_pairs", "check_repeat_kv", "check_cache_bytes", "check_
 
 
 def _rotate_halves(x: Tensor, start: int) -> Tensor:
-    """The other common layout: feature i paired with feature i + Dh/2 (GPT-NeoX, Llama)."""
+    """The other common layout: feature i paired with feature i + Dh/2 (GPT-NeoX, Hugging
+    Face's port of Llama; Meta's reference Llama code pairs adjacent features, as here)."""
     L, dh = x.shape[-2:]
     half = dh // 2
     speed = torch.exp(torch.arange(0, dh, 2, dtype=x.dtype) * (-math.log(10000.0) / dh))
@@ -33,6 +34,18 @@ def _backwards(x: Tensor, start: int) -> Tensor:
     return apply_rotary(x * sign, start=start) * sign
 
 
+def _slow_speeds(x: Tensor, start: int) -> Tensor:
+    """Speeds ``10000^(-i / Dh)`` instead of ``10000^(-2i / Dh)``: the exponent's 2 missing."""
+    L, dh = x.shape[-2:]
+    speed = 10000.0 ** (-torch.arange(dh // 2, dtype=x.dtype) / dh)  # (Dh / 2,)
+    angles = torch.arange(start, start + L, dtype=x.dtype)[:, None] * speed  # (L, Dh / 2)
+    a, b = x[..., 0::2], x[..., 1::2]
+    out = torch.stack(
+        [a * angles.cos() - b * angles.sin(), a * angles.sin() + b * angles.cos()], -1
+    )
+    return out.flatten(-2)  # (L, Dh / 2, 2) -> (L, Dh)
+
+
 def check_rotate_pairs(rotate_pairs: Callable) -> None:
     """Check ``rotate_pairs(x, start)``: ``x`` ``(L, Dh)`` queries or keys of positions
     ``start .. start + L - 1``; rotate the pair ``(x[2i], x[2i + 1])`` of row ``l`` by the
@@ -45,7 +58,14 @@ def check_rotate_pairs(rotate_pairs: Callable) -> None:
         x = torch.randn(L, dh, generator=g, dtype=torch.float64)
         case = f"L={L}, Dh={dh}, start={start}"
         expected = apply_rotary(x, start=start)
-        got = call_student(rotate_pairs, name, x.clone(), start)
+        given = x.clone()
+        got = call_student(rotate_pairs, name, given, start)
+        if not torch.equal(given, x):
+            raise CheckFailed(
+                f"{name} changed its input x in place ({case}): return a new tensor (build "
+                "the result in torch.empty_like(x), or with torch.stack) and leave x as it was "
+                "-- the caller still needs the unrotated values"
+            )
         mistakes = [
             (
                 _backwards(x, start),
@@ -55,6 +75,11 @@ def check_rotate_pairs(rotate_pairs: Callable) -> None:
             (
                 apply_rotary(x, start=0),
                 "every row starts at position 0: row l is at position start + l",
+            ),
+            (
+                _slow_speeds(x, start),
+                "the speeds are 10000^(-i / Dh); pair i turns at 10000^(-2i / Dh) -- the "
+                "exponent counts features (2i), not pairs (i)",
             ),
         ]
         if dh > 2:
@@ -136,7 +161,15 @@ def check_prefix_mask(prefix_mask: Callable) -> None:
         expected = causal_mask(s + t)
         expected[:s, :s] = False  # the source block: both ways
         got = call_student(prefix_mask, name, s, t)
+        if isinstance(got, Tensor) and got.dtype != torch.bool:
+            raise CheckFailed(
+                f"{name} returned a {got.dtype} mask ({case}); the library's masks are boolean "
+                "(True = blocked) and its attention refuses others: build it from "
+                "causal_mask(S + T), or convert with .bool() if your 1s mean blocked"
+            )
         bidirectional = torch.zeros(s + t, s + t, dtype=torch.bool)
+        source_sees_target = expected.clone()
+        source_sees_target[:s, :] = False  # the source rows open on every column
         compare(
             got,
             expected,
@@ -146,6 +179,11 @@ def check_prefix_mask(prefix_mask: Callable) -> None:
                 (~expected, "the polarity is reversed: in course_lib True means BLOCKED"),
                 (causal_mask(s + t), "this is the plain causal mask: open the source block"),
                 (bidirectional, "nothing is blocked: the target must not see its future"),
+                (
+                    source_sees_target,
+                    "the source rows also see the target: a source token may see only the "
+                    "source (the target is generated later and unknown while the source is read)",
+                ),
             ],
         )
     passed(name, len(cases))
