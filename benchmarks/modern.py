@@ -10,6 +10,7 @@
     OMP_NUM_THREADS=1 python benchmarks/modern.py kv-heads [--budget 150] [--heads 4,2,1]
         [--epoch 4]
     OMP_NUM_THREADS=1 python benchmarks/modern.py lengths [--budget 150] [--max-positions 12]
+    OMP_NUM_THREADS=1 python benchmarks/modern.py blocks [--budget 150] [--seeds 0,1,2]
 
 * ``attention``: the course's ``scaled_dot_product_attention`` against PyTorch's fused
   ``F.scaled_dot_product_attention``, forward plus backward, CPU float32, causal mask, median
@@ -38,6 +39,8 @@
   whose joined sequence (French, separator, English) fits in ``--max-positions``, then
   scored on the test pairs that fit and on those that need 1-3 or 4 and more positions
   beyond any training sequence; BLEU, length ratio and brevity penalty per group.
+* ``blocks``: the rotary decoder-only model with today's block parts (RMSNorm, SwiGLU) at
+  about the same parameters, over ``--seeds``; compare with ``positions``' rotary rows.
 
 A run's seed sets its initial weights, data order and dropout. Greedy decoding and
 sacrebleu corpus BLEU throughout, on Chapter 5's grouped split.
@@ -481,6 +484,24 @@ def kv_heads(args, data) -> None:
             )
 
 
+def blocks(args, data) -> None:
+    """Today's block (RMSNorm, SwiGLU without biases, hidden width 341 for about the 2017
+    block's parameters) in the rotary decoder-only model, over ``--seeds``; the 2017 block
+    is the rotary row of ``positions`` (same seeds and budget)."""
+    refs = [t for _, t in data[0].test]
+    for seed in args.seeds:
+        model = decoder_only(data, seed, norm="rms", feed_forward="swiglu", d_ff=341)
+        print(f"RMSNorm + SwiGLU, seed {seed}: {parameters(model):,} parameters", flush=True)
+        curve = train_and_score("rmsnorm + swiglu", model, args.budget, data, seed=seed)
+        seconds, epoch, _, hyps = best(curve)
+        print(
+            f"  RMSNorm + SwiGLU, seed {seed}: best epoch {epoch} ({seconds:.0f} s): test "
+            f"{corpus_bleu(hyps, refs, n_bootstrap=1000)}; at epoch {args.epoch}: test BLEU "
+            f"{corpus_bleu(at_epoch(curve, args.epoch)[3], refs).score:.1f}",
+            flush=True,
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -494,6 +515,7 @@ def main() -> int:
             "positions",
             "kv-heads",
             "lengths",
+            "blocks",
         ],
     )
     parser.add_argument("runs", nargs="*", help="compare: files written by translation --save")
@@ -539,6 +561,7 @@ def main() -> int:
         "positions": positions,
         "kv-heads": kv_heads,
         "lengths": lengths,
+        "blocks": blocks,
     }
     run[args.what](args, data)
     return 0

@@ -6,7 +6,8 @@ Importing the package does no work: no printing, no seeding, no style changes.
 The modules, grouped as the reference page (``api.md``) groups them:
 
 * attention core -- ``masking`` (one mask polarity: True = blocked), ``attention``,
-  ``multihead`` (grouped-query attention too), ``positional``, ``rotary``;
+  ``multihead`` (grouped-query attention too), ``positional``, ``rotary``, ``modern_block``
+  (RMSNorm, SwiGLU);
 * recurrent models -- ``seq2seq``, ``seq2seq_attention``;
 * Transformer -- ``transformer`` (layers, stacks, the decoding cache);
 * task, squares -- ``squares``, ``points_transformer``;

@@ -26,6 +26,9 @@ codes changes the position code only.
 **Positions** (``positions``): ``"rotary"`` rotates queries and keys
 (:mod:`course_lib.rotary`); ``"sinusoidal"`` adds Chapter 4's table to the scaled
 embeddings; ``"none"`` gives the model only the causal mask to tell order by.
+**Block** (``norm``, ``feed_forward``): the 2017 parts (``"layer"`` norm, ``"relu"``
+feed-forward) or today's (``"rms"``: :class:`~course_lib.modern_block.RMSNorm`;
+``"swiglu"``: :class:`~course_lib.modern_block.SwiGLU`, hidden width ``d_ff``).
 **Prefix mask** (``prefix_mask=True``): the source tokens see each other in both directions
 (a bidirectional "encoder" inside the decoder); the target stays causal.
 """
@@ -45,6 +48,7 @@ from course_lib._validate import (
     check_positive_int,
     check_tokens,
 )
+from course_lib.modern_block import RMSNorm, SwiGLU
 from course_lib.multihead import KeyValue, MultiHeadAttention
 from course_lib.positional import sinusoidal_encoding
 from course_lib.transformer import FeedForward
@@ -53,6 +57,8 @@ from course_lib.vocab import PAD
 __all__ = ["DecoderOnlyConfig", "DecoderOnlyCache", "DecoderOnlyTranslator"]
 
 POSITIONS = ("rotary", "sinusoidal", "none")
+NORMS = ("layer", "rms")
+FEED_FORWARDS = ("relu", "swiglu")
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,8 @@ class DecoderOnlyConfig:
     max_len: int = 64  # target positions (the decoding protocol's bound)
     max_src_len: int = 64  # source positions; the sinusoidal table covers both
     tie_embeddings: bool = True  # share the English embedding with the output layer
+    norm: str = "layer"  # or "rms"
+    feed_forward: str = "relu"  # or "swiglu"
 
     def __post_init__(self) -> None:
         for name in ("src_vocab", "tgt_vocab", "d_model", "num_heads", "d_ff", "num_layers"):
@@ -80,6 +88,12 @@ class DecoderOnlyConfig:
         check_positive_int(self.max_src_len, "max_src_len")
         if self.positions not in POSITIONS:
             raise ValueError(f"positions must be one of {POSITIONS}, got {self.positions!r}")
+        if self.norm not in NORMS:
+            raise ValueError(f"norm must be one of {NORMS}, got {self.norm!r}")
+        if self.feed_forward not in FEED_FORWARDS:
+            raise ValueError(
+                f"feed_forward must be one of {FEED_FORWARDS}, got {self.feed_forward!r}"
+            )
         check_dropout(self.dropout)
 
 
@@ -109,12 +123,16 @@ class DecoderOnlyCache(NamedTuple):
         )
 
 
+def _norm(c: DecoderOnlyConfig) -> nn.Module:
+    return RMSNorm(c.d_model) if c.norm == "rms" else nn.LayerNorm(c.d_model)
+
+
 class _Block(nn.Module):
     """Pre-norm block: ``x + attention(norm(x))``, then ``x + feed_forward(norm(x))``."""
 
     def __init__(self, c: DecoderOnlyConfig) -> None:
         super().__init__()
-        self.norm1, self.norm2 = nn.LayerNorm(c.d_model), nn.LayerNorm(c.d_model)
+        self.norm1, self.norm2 = _norm(c), _norm(c)
         self.self_attn = MultiHeadAttention(
             c.d_model,
             c.num_heads,
@@ -122,7 +140,10 @@ class _Block(nn.Module):
             num_kv_heads=c.num_kv_heads,
             rotary=c.positions == "rotary",
         )
-        self.ffn = FeedForward(c.d_model, c.d_ff, c.dropout)
+        if c.feed_forward == "swiglu":
+            self.ffn = SwiGLU(c.d_model, c.d_ff, c.dropout)
+        else:
+            self.ffn = FeedForward(c.d_model, c.d_ff, c.dropout)
         self.dropout = nn.Dropout(c.dropout)
 
     def forward(self, x: Tensor, cache: KeyValue | None, **attn) -> tuple[Tensor, KeyValue]:
@@ -157,7 +178,7 @@ class DecoderOnlyTranslator(nn.Module):
             self.register_buffer("table", table, persistent=False)  # (positions, D)
         self.dropout = nn.Dropout(c.dropout)
         self.blocks = nn.ModuleList(_Block(c) for _ in range(c.num_layers))
-        self.norm = nn.LayerNorm(c.d_model)  # a pre-norm stack ends with a LayerNorm
+        self.norm = _norm(c)  # a pre-norm stack ends with a norm
         self.output = nn.Linear(c.d_model, c.tgt_vocab)
         if c.tie_embeddings:
             self.output.weight = self.tgt_embed.weight
