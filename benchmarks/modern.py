@@ -9,7 +9,7 @@
     OMP_NUM_THREADS=1 python benchmarks/modern.py positions [--budget 150] [--seeds 0,1,2]
     OMP_NUM_THREADS=1 python benchmarks/modern.py kv-heads [--budget 150] [--heads 4,2,1]
         [--epoch 4]
-    OMP_NUM_THREADS=1 python benchmarks/modern.py lengths [--budget 150] [--max-positions 12]
+    OMP_NUM_THREADS=1 python benchmarks/modern.py lengths [--budget 150] [--max-position 12]
     OMP_NUM_THREADS=1 python benchmarks/modern.py blocks [--budget 150] [--seeds 0,1,2]
 
 * ``attention``: the course's ``scaled_dot_product_attention`` against PyTorch's fused
@@ -36,7 +36,8 @@
   the quality cost at equal time (best validation epoch in the budget) and at equal
   epochs (``--epoch``).
 * ``lengths``: positional extrapolation -- each kind trained (and validated) only on pairs
-  whose joined sequence (French, separator, English) fits in ``--max-positions``, then
+  whose joined sequence (French, separator, English) ends by position ``--max-position``
+  (from 0), then
   scored on the test pairs that fit and on those that need 1-3 or 4 and more positions
   beyond any training sequence; BLEU, length ratio and brevity penalty per group.
 * ``blocks``: the rotary decoder-only model with today's block parts (RMSNorm, SwiGLU) at
@@ -208,9 +209,11 @@ def best(curve):
     return max(curve, key=lambda point: point[2])  # chosen on validation BLEU
 
 
-def at_epoch(curve, epoch):
-    """The curve's point at the end of ``epoch`` (equal-epoch comparisons)."""
-    return next(point for point in curve if point[1] == epoch)
+def at_epoch(curve, epoch, refs):
+    """Test BLEU at the end of ``epoch`` (equal-epoch comparisons); nan if the run stopped
+    before it."""
+    point = next((p for p in curve if p[1] == epoch), None)
+    return float("nan") if point is None else corpus_bleu(point[3], refs).score
 
 
 def decoder_only(data, seed=0, **changes) -> DecoderOnlyTranslator:
@@ -330,7 +333,8 @@ def holm(p_values):
 
 
 def compare(args, data) -> None:
-    """Load saved runs; per model, the learning rate with the best mean validation BLEU;
+    """Load saved runs; per model, the learning rate with the best mean validation BLEU over
+    the seeds run at every rate;
     then every other model's chosen runs against the first model's: seed by seed (the
     library's paired bootstrap over sentences), and over all seeds with groups and seeds
     resampled (:func:`runs_bootstrap`), Holm-adjusted over the comparisons made."""
@@ -344,13 +348,16 @@ def compare(args, data) -> None:
         by_lr = {}
         for run in mine:
             by_lr.setdefault(run["lr"], []).append(run)
+        # the grid: the seeds run at every rate (more seeds of the chosen rate come later)
+        grid = set.intersection(*({r["seed"] for r in rs} for rs in by_lr.values()))
         means = {
-            lr: statistics.mean(r["best"]["validation"] for r in rs) for lr, rs in by_lr.items()
+            lr: statistics.mean(r["best"]["validation"] for r in rs if r["seed"] in grid)
+            for lr, rs in by_lr.items()
         }
         lr = max(means, key=means.get)
         print(
             f"{name} ({mine[0]['parameters']:,} parameters): best validation BLEU by learning "
-            "rate "
+            f"rate, seeds {sorted(grid)}: "
             + ", ".join(f"{k:g}: {v:.1f}" for k, v in sorted(means.items()))
             + f" -> lr {lr:g}"
         )
@@ -363,23 +370,27 @@ def compare(args, data) -> None:
             )
     print(f"test set: {len(refs)} pairs in {len(groups)} groups that share a sentence")
     names = list(chosen)
+    if args.pairs:  # "other|baseline;other|baseline": the family of comparisons
+        pairs = [tuple(pair.split("|")) for pair in args.pairs.split(";")]
+    else:
+        pairs = [(other, names[0]) for other in names[1:]]
     results = []
-    for other in names[1:]:
-        for seed in sorted(set(chosen[other]) & set(chosen[names[0]])):
-            a, b = chosen[other][seed]["test"], chosen[names[0]][seed]["test"]
-            print(f"  seed {seed}: {other} - {names[0]}: {paired_bootstrap(a, b, refs)}")
+    for other, base in pairs:
+        for seed in sorted(set(chosen[other]) & set(chosen[base])):
+            a, b = chosen[other][seed]["test"], chosen[base][seed]["test"]
+            print(f"  seed {seed}: {other} - {base}: {paired_bootstrap(a, b, refs)}")
         got = runs_bootstrap(
             [r["test"] for r in chosen[other].values()],
-            [r["test"] for r in chosen[names[0]].values()],
+            [r["test"] for r in chosen[base].values()],
             refs,
             groups,
         )
-        results.append((other, got))
-    for (other, (a, b, delta, low, high, p)), p_holm in zip(
-        results, holm([r[1][5] for r in results]), strict=True
+        results.append((other, base, got))
+    for (other, base, (a, b, delta, low, high, p)), p_holm in zip(
+        results, holm([r[2][5] for r in results]), strict=True
     ):
         print(
-            f"  {other} ({len(chosen[other])} seeds) - {names[0]} ({len(chosen[names[0]])} "
+            f"  {other} ({len(chosen[other])} seeds) - {base} ({len(chosen[base])} "
             f"seeds): mean BLEU {a:.1f} - {b:.1f} = {delta:+.1f} [95 % CI {low:+.1f}, "
             f"{high:+.1f}], groups and seeds resampled, p = {p:.3f}, Holm-adjusted over "
             f"{len(results)}: {p_holm:.3f}"
@@ -389,46 +400,50 @@ def compare(args, data) -> None:
 def positions(args, data) -> None:
     refs = [t for _, t in data[0].test]
     for kind in args.kinds:
-        scores = []
+        scores, equal = [], []
         for seed in args.seeds:
             print(f"{kind}, seed {seed}", flush=True)
             model = decoder_only(data, seed, positions=kind)
-            hyps = best(train_and_score(kind, model, args.budget, data, seed=seed))[3]
-            scores.append(corpus_bleu(hyps, refs).score)
+            curve = train_and_score(kind, model, args.budget, data, seed=seed)
+            scores.append(corpus_bleu(best(curve)[3], refs).score)
+            equal.append(at_epoch(curve, args.epoch, refs))
         print(
             f"  {kind:10} test BLEU by seed {[round(s, 1) for s in scores]}, "
-            f"median {statistics.median(scores):.1f}",
+            f"median {statistics.median(scores):.1f}; at epoch {args.epoch} "
+            f"{[round(s, 1) for s in equal]}, median {statistics.median(equal):.1f}",
             flush=True,
         )
 
 
-def joined_positions(pair_ids) -> int:
-    """Positions the decoder-only model reads to write a whole reference: the source tokens
-    (with ``<eos>``), ``<sos>`` and the target words -- the last one predicts ``<eos>``."""
+def last_position(pair_ids) -> int:
+    """The position (counted from 0) of the last token the decoder-only model reads to write
+    a whole reference: the source tokens with ``<eos>``, ``<sos>``, then the target words,
+    the last of which predicts ``<eos>`` -- ``len(src) + len(tgt) - 1`` (``tgt`` holds the
+    words and ``<eos>``; ``<sos>`` takes ``<eos>``'s place in the input). For "je suis
+    fatigue maintenant" / "i m tired now" it is 9: positions 0 to 9."""
     src, tgt = pair_ids
-    return len(src) + len(tgt) - 1  # tgt = words + <eos>; <sos> takes <eos>'s place
+    return len(src) + len(tgt) - 1
 
 
 def lengths(args, data) -> None:
     """Positional extrapolation: train (and validate) only on pairs whose *joined* sequence
-    -- French, separator, English -- fits in ``--max-positions``; score the test pairs that
-    fit and those that need positions no training sequence reached. Per group: BLEU, and
+    -- French, separator, English -- ends at position ``--max-position`` or before (counted
+    from 0); score the test pairs that do and those that need positions no training
+    sequence reached. Per group: BLEU, and
     sacrebleu's length ratio and brevity penalty (a model that stops too early loses BLEU
     through the penalty, not through its words)."""
     split, src_vocab, tgt_vocab, _ = data
 
     def fits(pairs):
         ids = encode_pairs(pairs, src_vocab, tgt_vocab)
-        return [
-            p for p, i in zip(pairs, ids, strict=True) if joined_positions(i) <= args.max_positions
-        ]
+        return [p for p, i in zip(pairs, ids, strict=True) if last_position(i) <= args.max_position]
 
     short_split = Split(fits(split.train), fits(split.validation), split.test)
     train_ids = encode_pairs(short_split.train, src_vocab, tgt_vocab)
     short_data = (short_split, src_vocab, tgt_vocab, train_ids)
     refs = [t for _, t in split.test]
-    test_positions = [joined_positions(i) for i in encode_pairs(split.test, src_vocab, tgt_vocab)]
-    excess = [n - args.max_positions for n in test_positions]
+    test_positions = [last_position(i) for i in encode_pairs(split.test, src_vocab, tgt_vocab)]
+    excess = [n - args.max_position for n in test_positions]
     groups = {
         "within": [i for i, e in enumerate(excess) if e <= 0],
         "+1..3": [i for i, e in enumerate(excess) if 1 <= e <= 3],
@@ -436,8 +451,9 @@ def lengths(args, data) -> None:
     }
     beyond = [e for e in excess if e > 0]
     print(
-        f"training on {len(train_ids)} of {len(split.train)} pairs, joined length <= "
-        f"{args.max_positions} positions (longest {max(map(joined_positions, train_ids))}); "
+        f"training on {len(train_ids)} of {len(split.train)} pairs whose joined sequence ends "
+        f"at position {args.max_position} or before (counted from 0; the latest "
+        f"{max(map(last_position, train_ids))}); "
         f"test: {len(groups['within'])} within, {len(beyond)} beyond (by 1-3 positions "
         f"{len(groups['+1..3'])}, by 4-{max(beyond)} {len(groups['+4..'])})"
     )
@@ -480,7 +496,8 @@ def kv_heads(args, data) -> None:
             print(
                 f"  {heads} key/value heads, seed {seed}: best epoch {epoch} ({seconds:.0f} s): "
                 f"test {corpus_bleu(hyps, refs, n_bootstrap=1000)}; at epoch {args.epoch}: "
-                f"test BLEU {corpus_bleu(at_epoch(curve, args.epoch)[3], refs).score:.1f}"
+                f"test BLEU {at_epoch(curve, args.epoch, refs):.1f}",
+                flush=True,
             )
 
 
@@ -497,7 +514,7 @@ def blocks(args, data) -> None:
         print(
             f"  RMSNorm + SwiGLU, seed {seed}: best epoch {epoch} ({seconds:.0f} s): test "
             f"{corpus_bleu(hyps, refs, n_bootstrap=1000)}; at epoch {args.epoch}: test BLEU "
-            f"{corpus_bleu(at_epoch(curve, args.epoch)[3], refs).score:.1f}",
+            f"{at_epoch(curve, args.epoch, refs):.1f}",
             flush=True,
         )
 
@@ -520,23 +537,35 @@ def main() -> int:
     )
     parser.add_argument("runs", nargs="*", help="compare: files written by translation --save")
     parser.add_argument(
-        "--max-positions", type=int, default=12, help="lengths: training cut (joined length)"
+        "--max-position",
+        "--max-positions",
+        dest="max_position",
+        type=int,
+        default=12,
+        help="lengths: the last position (from 0) a training sequence may reach",
     )
     parser.add_argument("--lrs", default="0.001", help="translation: learning rates")
     parser.add_argument("--save", default=None, help="translation: write the runs (JSON)")
+    parser.add_argument(
+        "--pairs",
+        default=None,
+        help="compare: the family, 'model|baseline' separated by semicolons (default: every "
+        "model against the first)",
+    )
     parser.add_argument("--heads", default="4,2,1", help="kv-heads: key/value head counts")
     parser.add_argument(
         "--kinds", default="rotary,sinusoidal,none", help="positions, lengths: position codes"
     )
-    parser.add_argument("--epoch", type=int, default=4, help="kv-heads: equal-epoch column")
+    parser.add_argument(
+        "--epoch", type=int, default=4, help="kv-heads, positions, blocks: equal-epoch column"
+    )
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--budget", type=int, default=600, help="training CPU seconds per model")
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument(
         "--models",
         default=None,
-        help="translation: separated by semicolons, from encoder-decoder, decoder-only, "
-        "'decoder-only, prefix', 'decoder-only, small' (default: the first three)",
+        help="translation: names separated by semicolons, from " + ", ".join(MODELS),
     )
     args = parser.parse_args()
     args.seeds = [int(s) for s in args.seeds.split(",")]

@@ -3,7 +3,9 @@
 Chapter 7 plots the test-BLEU curves of ``benchmarks/modern.py translation`` from a
 ``BENCHMARK`` dict in one of its cells (a reader on Colab has no ``benchmarks/`` folder).
 This test reads that dict and the record in ``benchmarks/results/`` it names, so a new
-record or an edited cell cannot drift apart unnoticed.
+record or an edited cell cannot drift apart unnoticed. A record holds several runs, each
+opened by a line ``<model>, lr <rate>, seed <seed>: <n> parameters``; a curve is named by
+that label.
 """
 
 import ast
@@ -29,11 +31,17 @@ def copied_curves(notebook: Path) -> tuple[str, dict]:
     return record, ast.literal_eval(assign.value)
 
 
+HEADER = re.compile(r"^(?P<label>\S.*): [\d,]+ parameters$")
+
+
 def recorded_curves(path: Path) -> dict:
     curves: dict = {}
+    label = None
     for line in path.read_text().splitlines():
-        if m := LINE.match(line):
-            seconds, test = curves.setdefault(m["name"].strip(), ([], []))
+        if h := HEADER.match(line):
+            label = h["label"]
+        elif m := LINE.match(line):
+            seconds, test = curves.setdefault(label or m["name"].strip(), ([], []))
             seconds.append(int(m["seconds"]))
             test.append(float(m["test"]))
     return curves
@@ -42,8 +50,9 @@ def recorded_curves(path: Path) -> dict:
 def test_chapter_7_curves_are_the_recorded_ones():
     record, copied = copied_curves(ROOT / "chapters" / "07_modern_transformers.ipynb")
     recorded = recorded_curves(ROOT / record)
-    names = {"decoder-only, prefix mask": "decoder-only, prefix"}  # the plot's longer label
+    assert copied, f"no curves copied from {record}"
     for name, (seconds, test) in copied.items():
-        want_seconds, want_test = recorded[names.get(name, name)]
+        assert name in recorded, f"{name!r} is not a run of {record}: {sorted(recorded)}"
+        want_seconds, want_test = recorded[name]
         assert list(seconds) == want_seconds, f"{name}: CPU seconds differ from {record}"
         assert list(test) == want_test, f"{name}: test BLEU differs from {record}"
