@@ -216,6 +216,17 @@ def at_epoch(curve, epoch, refs):
     return float("nan") if point is None else corpus_bleu(point[3], refs).score
 
 
+def report(label, curve, refs, epoch) -> None:
+    """One run's line: its best validation epoch scored on test, and test BLEU at ``epoch``."""
+    seconds, best_epoch, _, hyps = best(curve)
+    print(
+        f"  {label}: best epoch {best_epoch} ({seconds:.0f} s): test "
+        f"{corpus_bleu(hyps, refs, n_bootstrap=1000)}; at epoch {epoch}: test BLEU "
+        f"{at_epoch(curve, epoch, refs):.1f}",
+        flush=True,
+    )
+
+
 def decoder_only(data, seed=0, **changes) -> DecoderOnlyTranslator:
     _, src_vocab, tgt_vocab, _ = data
     torch.manual_seed(seed)
@@ -492,13 +503,7 @@ def kv_heads(args, data) -> None:
                 flush=True,
             )
             curve = train_and_score(f"kv heads {heads}", model, args.budget, data, seed=seed)
-            seconds, epoch, _, hyps = best(curve)
-            print(
-                f"  {heads} key/value heads, seed {seed}: best epoch {epoch} ({seconds:.0f} s): "
-                f"test {corpus_bleu(hyps, refs, n_bootstrap=1000)}; at epoch {args.epoch}: "
-                f"test BLEU {at_epoch(curve, args.epoch, refs):.1f}",
-                flush=True,
-            )
+            report(f"{heads} key/value heads, seed {seed}", curve, refs, args.epoch)
 
 
 def blocks(args, data) -> None:
@@ -510,13 +515,7 @@ def blocks(args, data) -> None:
         model = decoder_only(data, seed, norm="rms", feed_forward="swiglu", d_ff=341)
         print(f"RMSNorm + SwiGLU, seed {seed}: {parameters(model):,} parameters", flush=True)
         curve = train_and_score("rmsnorm + swiglu", model, args.budget, data, seed=seed)
-        seconds, epoch, _, hyps = best(curve)
-        print(
-            f"  RMSNorm + SwiGLU, seed {seed}: best epoch {epoch} ({seconds:.0f} s): test "
-            f"{corpus_bleu(hyps, refs, n_bootstrap=1000)}; at epoch {args.epoch}: test BLEU "
-            f"{at_epoch(curve, args.epoch, refs):.1f}",
-            flush=True,
-        )
+        report(f"RMSNorm + SwiGLU, seed {seed}", curve, refs, args.epoch)
 
 
 def main() -> int:

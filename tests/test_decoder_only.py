@@ -44,9 +44,10 @@ def test_embeddings_are_scaled_by_sqrt_d_whatever_the_position_kind(positions):
     torch.testing.assert_close(got, want, rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("block", [{}, {"norm": "rms", "feed_forward": "swiglu"}])
 @pytest.mark.parametrize("positions, prefix_mask", KINDS)
-def test_one_pass_equals_token_by_token(positions, prefix_mask):
-    model = small(positions, prefix_mask)
+def test_one_pass_equals_token_by_token(positions, prefix_mask, block):
+    model = small(positions, prefix_mask, **block)
     src, tgt = batch()
     with torch.no_grad():
         full = model(src, tgt)

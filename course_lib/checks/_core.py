@@ -64,6 +64,13 @@ def compare(
     )
 
 
+def unchanged(given: Tensor, original: Tensor, name: str, arg: str, case: str, fix: str) -> None:
+    """Raise CheckFailed if the answer changed its input ``arg`` in place."""
+    __tracebackhide__ = True
+    if not torch.equal(given, original):
+        raise CheckFailed(f"{name} changed its input {arg} in place ({case}): {fix}")
+
+
 def passed(name: str, n_cases: int) -> None:
     print(f"✓ {name}: all {n_cases} cases agree with the reference.")
 

@@ -11,7 +11,7 @@ from torch import Tensor
 
 from course_lib._validate import shape_str
 from course_lib.attention import scaled_dot_product_attention
-from course_lib.checks._core import ATOL, CheckFailed, call_student, compare, passed
+from course_lib.checks._core import ATOL, CheckFailed, call_student, compare, passed, unchanged
 from course_lib.masking import masked_softmax
 
 __all__ = [
@@ -64,12 +64,14 @@ def check_masked_softmax(masked_softmax_fn: Callable) -> None:
         original = scores.clone()
         expected = masked_softmax(scores, mask)
         got = call_student(masked_softmax_fn, name, scores, mask)
-        if not torch.equal(scores, original):
-            raise CheckFailed(
-                f"{name} changed its input scores in place ({case}): use "
-                "masked_fill (which returns a new tensor), not masked_fill_ or "
-                "scores[mask] = ..."
-            )
+        unchanged(
+            scores,
+            original,
+            name,
+            "scores",
+            case,
+            "use masked_fill (which returns a new tensor), not masked_fill_ or scores[mask] = ...",
+        )
         if isinstance(got, Tensor) and got.shape == expected.shape:
             got = got.detach().float()
             full_mask = torch.broadcast_to(mask, got.shape)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from course_lib.checks._core import CheckFailed, call_student, compare, passed
+from course_lib.checks._core import CheckFailed, call_student, compare, passed, unchanged
 from course_lib.masking import causal_mask
 from course_lib.rotary import apply_rotary
 
@@ -60,12 +60,15 @@ def check_rotate_pairs(rotate_pairs: Callable) -> None:
         expected = apply_rotary(x, start=start)
         given = x.clone()
         got = call_student(rotate_pairs, name, given, start)
-        if not torch.equal(given, x):
-            raise CheckFailed(
-                f"{name} changed its input x in place ({case}): return a new tensor (build "
-                "the result in torch.empty_like(x), or with torch.stack) and leave x as it was "
-                "-- the caller still needs the unrotated values"
-            )
+        unchanged(
+            given,
+            x,
+            name,
+            "x",
+            case,
+            "return a new tensor (build the result in torch.empty_like(x), or with "
+            "torch.stack) and leave x as it was -- the caller still needs the unrotated values",
+        )
         mistakes = [
             (
                 _backwards(x, start),
