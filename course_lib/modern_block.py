@@ -28,7 +28,7 @@ class RMSNorm(nn.Module):
     """``x / sqrt(mean(x^2) + eps) * weight`` over the last axis.
 
     Shape:
-        ``(..., D)`` -> ``(..., D)``. Parity: :class:`torch.nn.RMSNorm` (PyTorch 2.4 and
+        ``(..., D)`` -> ``(..., D)``. Parity: ``torch.nn.RMSNorm`` (PyTorch 2.4 and
         later) with the same ``eps``.
     """
 
