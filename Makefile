@@ -3,6 +3,10 @@
 #   make book      build the site from the committed notebook outputs (_build/html)
 #   make test      ruff, library tests, nbval over every chapter, notebook checks, book build
 #   make test-laptop   the same tests on a typical laptop's CPU kernels (AVX2), simulated
+#   make doctor    describe this machine (versions, device, data, test mode) for a bug report
+#   make test-latest   library tests and every notebook on the newest releases pyproject.toml
+#                  allows, in .venv-latest (downloads a few GB once; not part of `make test`)
+#   make test-oldest   the same on the oldest releases it allows (every range's floor)
 #   make execute   (authors) re-execute every chapter in place, then regenerate exercises
 #   make student   (authors) regenerate the student exercise notebooks
 #
@@ -21,7 +25,7 @@ endif
 # One thread: identical results, and 10-100x faster than two threads on a busy 2-core machine.
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: setup book test test-laptop execute student clean
+.PHONY: setup book test test-laptop test-latest test-oldest doctor execute student clean
 
 setup: $(STAMP)
 
@@ -45,6 +49,19 @@ test-laptop: setup
 	@ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2 COURSE_SKIP_BOOK=1 \
 		COURSE_TEST_LABEL="simulated laptop: AVX2 kernels" tools/run_tests.sh
 
+# Do the ranges course_lib promises in pyproject.toml hold? (tools/compat.py; writes a record
+# to benchmarks/results/). A pip constraint that holds back a release is reported, not hidden.
+test-latest:
+	$(PYTHON) tools/compat.py latest
+
+test-oldest:
+	$(PYTHON) tools/compat.py oldest
+
+# No `setup` prerequisite: the doctor must run even when the install is what is broken.
+doctor:
+	@if [ -x $(BIN)/python ]; then $(BIN)/python -m course_lib.doctor; \
+	else $(PYTHON) -m course_lib.doctor; fi
+
 execute: setup
 	$(BIN)/python tools/execute.py
 	$(BIN)/python tools/make_student.py
@@ -53,4 +70,4 @@ student: setup
 	$(BIN)/python tools/make_student.py
 
 clean:
-	rm -rf _build _mathjax .pytest_cache .ruff_cache .hypothesis
+	rm -rf _build _mathjax .pytest_cache .ruff_cache .hypothesis .notebook-seconds.json

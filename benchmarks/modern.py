@@ -62,6 +62,7 @@ import sacrebleu
 import torch
 import torch.nn.functional as F
 
+from course_lib._sacrebleu import score_from_statistics, sentence_statistics
 from course_lib.attention import scaled_dot_product_attention
 from course_lib.decoder_only import DecoderOnlyConfig, DecoderOnlyTranslator
 from course_lib.decoding import translate
@@ -115,6 +116,7 @@ def attention(args) -> None:
 
 MEMORY_PROBE = """
 import resource, sys, torch, torch.nn.functional as F
+from course_lib._sacrebleu import score_from_statistics, sentence_statistics
 from course_lib.attention import scaled_dot_product_attention
 torch.set_num_threads(1)
 kind, T = sys.argv[1], int(sys.argv[2])
@@ -308,12 +310,11 @@ def runs_bootstrap(runs_a, runs_b, refs, groups, n_samples=1000, seed=12345):
         member[g, rows] = 1.0
     # per-group sufficient statistics of every run: (G, N) @ (N, k) -> (G, k)
     sides = [
-        [member @ np.asarray(scorer._extract_corpus_statistics(h, [refs]), float) for h in runs]
-        for runs in (runs_a, runs_b)
+        [member @ sentence_statistics(scorer, h, refs) for h in runs] for runs in (runs_a, runs_b)
     ]
 
     def bleu(stats):
-        return scorer._compute_score_from_stats(list(stats)).score
+        return score_from_statistics(scorer, stats)
 
     full = [statistics.mean(bleu(s.sum(0)) for s in side) for side in sides]
     rng = np.random.default_rng(seed)

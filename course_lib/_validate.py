@@ -230,3 +230,56 @@ def check_decoding_step(tokens: object, cache: object, cache_type: type, vocab_s
             f"tokens hold {tokens.shape[0]} sentences but the cache {rows}: decode the batch "
             "that was encoded"
         )
+
+
+def check_course_device(value: str, name: str = "COURSE_DEVICE") -> torch.device:
+    """The device named by the environment variable ``COURSE_DEVICE``: ``cpu``, ``cuda`` or
+    ``cuda:N`` (case and surrounding spaces ignored), checked against this machine.
+
+    Apple's MPS is refused on purpose: the book's outputs and claims are verified on the CPU
+    and on CUDA GPUs only, and MPS has no float64 and lacks some kernels the chapters use.
+
+    Args:
+        value: the variable's value, as set.
+        name: the variable's name, for the message.
+
+    Returns:
+        The device.
+
+    Raises:
+        ValueError: a value torch cannot parse, ``mps`` or another device type, ``cuda``
+            where no CUDA device is available, or ``cuda:N`` with no GPU number ``N``.
+    """
+    fix = f"Set {name}=cpu, {name}=cuda or {name}=cuda:N, or unset it"
+    try:
+        device = torch.device(value.strip().lower())
+    except (RuntimeError, ValueError) as err:
+        raise ValueError(f"{name}={value!r} is not a device name. {fix}.") from err
+    if device.type == "mps":
+        raise ValueError(
+            f"{name}={value!r} asks for Apple's GPU (MPS), which the course does not support: "
+            "its outputs and claims are verified on the CPU and on CUDA GPUs only, and MPS "
+            "has no float64 and lacks some kernels the chapters use. On a Mac, set "
+            f"{name}=cpu or unset it: the chapters then run on the CPU, and nothing else "
+            "changes."
+        )
+    if device.type == "cpu":
+        return device
+    if device.type != "cuda":
+        raise ValueError(
+            f"{name}={value!r} names a {device.type!r} device; the course runs on the CPU "
+            f"or a CUDA GPU only. {fix}."
+        )
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if count == 0:
+        built = f"built with CUDA {torch.version.cuda}" if torch.version.cuda else "a CPU build"
+        raise ValueError(
+            f"{name}={value!r} asks for a CUDA GPU, but none is available here (torch "
+            f"{torch.__version__}, {built}). Set {name}=cpu or unset it."
+        )
+    if device.index is not None and device.index >= count:
+        raise ValueError(
+            f"{name}={value!r} asks for GPU number {device.index}, but this machine has "
+            f"{count} (cuda:0 to cuda:{count - 1}). {fix} with N < {count}."
+        )
+    return device

@@ -7,9 +7,13 @@ Lookup order for a file such as ``eng-fra.txt.gz``:
 2. otherwise a per-user cache folder (``$XDG_CACHE_HOME/attention-step-by-step`` or
    ``~/.cache/attention-step-by-step``).
 
-A file that is missing there is downloaded from its original source, and every file --
-local or downloaded -- is checked against the SHA-256 of its uncompressed text before it is
-used. A damaged copy raises :class:`DataFileError` saying which file and what to do.
+A file that is missing there is downloaded from its sources (:class:`Source`) in order --
+the original publisher first, then the course's own mirror -- and every file, local or
+downloaded, is checked against the SHA-256 of its uncompressed text before it is used. A
+source that fails or serves other text is skipped for the next; the first verified copy is
+written under a temporary name and renamed, so a half-written file never takes the real
+name. A damaged local copy is never overwritten or deleted: it raises :class:`DataFileError`
+saying which file and what to do.
 
 :func:`load_text` is the one call most code needs: the verified text, with the file read,
 decompressed and checksummed once. :func:`fetch` gives the path instead (verified once per
@@ -18,10 +22,14 @@ process: a copy already checked and not modified since is not read again).
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
+import http.client
 import io
 import os
+import re
+import secrets
 import urllib.request
 import zipfile
 import zlib
@@ -29,11 +37,51 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DataFile", "DataFileError", "ENG_FRA", "data_dir", "fetch", "read_text", "load_text"]
+__all__ = [
+    "DataFile",
+    "DataFileError",
+    "ENG_FRA",
+    "ENG_FRA_MIRROR",
+    "Source",
+    "data_dir",
+    "fetch",
+    "read_text",
+    "load_text",
+]
+
+#: Seconds a download may stall before its source counts as failed and the next is tried.
+TIMEOUT = 60
 
 
 class DataFileError(RuntimeError):
     """A data file is missing, damaged, or could not be downloaded."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """One place a data file is published.
+
+    Args:
+        url: where to download it.
+        member: the path of the text file inside a zip archive at ``url``; ``None`` (the
+            default) when ``url`` serves a gzip-compressed copy of the text itself.
+
+    Raises:
+        ValueError: ``url`` is not an address such as ``https://...``, or ``member`` is
+            empty.
+    """
+
+    url: str
+    member: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.url, str) or "://" not in self.url:
+            raise ValueError(f"url must be an address such as 'https://...', got {self.url!r}")
+        if self.member is not None and (not isinstance(self.member, str) or not self.member):
+            raise ValueError(
+                f"member must be the path of a file inside the zip archive, or None for a "
+                f"gzip copy of the text, got {self.member!r}"
+            )
 
 
 @dataclass(frozen=True)
@@ -42,23 +90,55 @@ class DataFile:
 
     Args:
         filename: local name, ending in ``.gz``.
-        sha256: SHA-256 of the *uncompressed* UTF-8 text.
-        url: where the original is published (a zip archive).
-        member: path of the text file inside that archive.
+        sha256: SHA-256 of the *uncompressed* UTF-8 text, 64 lowercase hex digits; every
+            source must serve this same text.
+        sources: where it is published, tried in order (a list is stored as a tuple).
+
+    Raises:
+        ValueError: a malformed ``filename`` or ``sha256``, or no sources.
+        TypeError: a source that is not a :class:`Source`.
     """
 
     filename: str
     sha256: str
-    url: str
-    member: str
+    sources: tuple[Source, ...]
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.filename, str) or not re.fullmatch(r"[\w.-]+\.gz", self.filename):
+            raise ValueError(
+                f"filename must be a plain file name ending in .gz, got {self.filename!r}"
+            )
+        if not isinstance(self.sha256, str) or not re.fullmatch(r"[0-9a-f]{64}", self.sha256):
+            raise ValueError(
+                f"sha256 must be 64 lowercase hex digits (hashlib's hexdigest()), got "
+                f"{self.sha256!r}"
+            )
+        sources = (self.sources,) if isinstance(self.sources, Source) else tuple(self.sources)
+        if not sources:
+            raise ValueError(f"{self.filename}: give at least one Source to download it from")
+        for source in sources:
+            if not isinstance(source, Source):
+                raise TypeError(
+                    f"sources must hold Source(url, member) objects, got {source!r}; "
+                    f"wrap a URL as Source(url) or Source(url, member='path/in/archive')"
+                )
+        object.__setattr__(self, "sources", sources)
+
+
+#: The course's own copy of ``eng-fra.txt.gz``: a release asset of the repository named in
+#: ``_config.yml``, published by ``tools/publish_data.py`` (text unchanged, gzip-compressed).
+ENG_FRA_MIRROR = (
+    "https://github.com/attention-step-by-step/course/releases/download/data-v1/eng-fra.txt.gz"
+)
 
 #: Tatoeba English-French pairs, as packaged for PyTorch's seq2seq tutorial.
 ENG_FRA = DataFile(
     filename="eng-fra.txt.gz",
     sha256="6b0f3decdb78600485b58efb541f5a2ab69ba888742ac04180e013084e40de7c",
-    url="https://download.pytorch.org/tutorial/data.zip",
-    member="data/eng-fra.txt",
+    sources=(
+        Source("https://download.pytorch.org/tutorial/data.zip", member="data/eng-fra.txt"),
+        Source(ENG_FRA_MIRROR),
+    ),
 )  # Tatoeba Project (tatoeba.org) via www.manythings.org/anki, CC-BY 2.0 FR: see README
 
 
@@ -99,9 +179,29 @@ def _stamp(path: Path, spec: DataFile) -> tuple[str, int, int]:
 
 
 def read_text(path: str | os.PathLike, spec: DataFile) -> str:
-    """Read a local gzip copy of ``spec`` and verify its checksum; return the text."""
+    """Read a local gzip copy of ``spec`` and verify its checksum.
+
+    Returns:
+        The text.
+
+    Raises:
+        DataFileError: ``path`` is missing, not gzip, or holds other text. The file is left
+            as it is; the message says how to replace it.
+    """
     path = Path(path)
-    remedy = f"Delete {path} and run again to download a fresh copy from {spec.url}."
+    try:
+        folder = str(data_dir())
+    except DataFileError:
+        folder = "the data folder (COURSE_DATA_DIR)"
+    remedy = (
+        f"Move it aside (rename it, or delete it): fetch() then downloads a verified copy "
+        f"into {folder}, from {spec.sources[0].url} or its mirrors."
+    )
+    if not path.exists():
+        raise DataFileError(
+            f"{path} does not exist. Pass the path of a gzip copy of {spec.filename}, or "
+            f"let fetch() find or download the verified copy in {folder}."
+        )
     try:
         with gzip.open(path, "rb") as f:
             raw = f.read()
@@ -121,30 +221,86 @@ def read_text(path: str | os.PathLike, spec: DataFile) -> str:
     return text
 
 
-def _download(spec: DataFile, opener: Callable) -> bytes:
+class _Unusable(Exception):
+    """A source that failed; the message is the reason, for the final report."""
+
+
+def _text_from(source: Source, opener: Callable) -> bytes:
+    """The uncompressed text ``source`` serves (not yet verified)."""
     try:
-        with opener(spec.url) as response:
-            archive = response.read()
+        with opener(source.url) as response:
+            payload = response.read()
+    except (OSError, http.client.HTTPException) as err:  # HTTPError and URLError are OSErrors
+        raise _Unusable(f"download failed ({err})") from err
+    if source.member is None:
+        try:
+            return gzip.decompress(payload)
+        except (OSError, EOFError, zlib.error) as err:
+            raise _Unusable(f"not a readable gzip file ({err})") from err
+    try:
+        with zipfile.ZipFile(io.BytesIO(payload)) as zf:
+            return zf.read(source.member)
+    except KeyError as err:
+        raise _Unusable(f"the zip archive holds no {source.member}") from err
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error, NotImplementedError) as err:
+        raise _Unusable(f"not a readable zip archive holding {source.member} ({err})") from err
+
+
+def _download(spec: DataFile, opener: Callable, folder: Path) -> bytes:
+    """The verified text of ``spec`` from its first source that serves it."""
+    failures = []
+    for source in spec.sources:
+        try:
+            raw = _text_from(source, opener)
+        except _Unusable as err:
+            failures.append(f"{source.url}: {err}")
+            continue
+        digest = _sha256(raw)
+        if digest == spec.sha256:
+            return raw
+        failures.append(
+            f"{source.url}: its text has SHA-256 {digest[:12]}..., not the expected one (the "
+            "published file changed or the download was damaged)"
+        )
+    tried = "\n".join(f"  {i}. {failure}" for i, failure in enumerate(failures, 1))
+    by_hand = "\n".join(
+        f"  - {s.url} (already {spec.filename}: save it under that name)"
+        if s.member is None
+        else f"  - {s.url} (unzip {s.member} from it, then gzip it as {spec.filename})"
+        for s in spec.sources
+    )
+    raise DataFileError(
+        f"could not download {spec.filename}: every source failed.\n{tried}\n"
+        f"Expected SHA-256 of the uncompressed text: {spec.sha256}\n"
+        f"To place the file by hand, get it from one of\n{by_hand}\n"
+        f"and put {spec.filename} in {folder} (the folder it is read from; create it if "
+        f"needed), or set COURSE_DATA_DIR to a folder that holds it. It is verified when read."
+    )
+
+
+def _store(path: Path, raw: bytes) -> None:
+    """Write ``raw`` gzip-compressed as ``path``: under a temporary name, then renamed."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.partial")
+    done = False
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(partial, "xb") as f:  # mtime 0 and no name in the header: deterministic
+            with gzip.GzipFile(fileobj=f, mode="wb", mtime=0, filename="") as gz:
+                gz.write(raw)
+        os.replace(partial, path)
+        done = True
     except OSError as err:
         raise DataFileError(
-            f"could not download {spec.url} ({err}). Download it by hand, unzip "
-            f"{spec.member}, gzip it as {spec.filename} into {data_dir()} (or set "
-            f"COURSE_DATA_DIR to a folder that holds it)."
+            f"could not write {path} ({err}). Set COURSE_DATA_DIR to a writable folder."
         ) from err
-    try:
-        with zipfile.ZipFile(io.BytesIO(archive)) as zf:
-            raw = zf.read(spec.member)
-    except (zipfile.BadZipFile, KeyError) as err:
-        raise DataFileError(
-            f"the download from {spec.url} is not a zip archive holding {spec.member} ({err})"
-        ) from err
-    digest = _sha256(raw)
-    if digest != spec.sha256:
-        raise DataFileError(
-            f"the download from {spec.url} has SHA-256 {digest[:12]}..., expected "
-            f"{spec.sha256[:12]}...: the published file changed or the download was damaged"
-        )
-    return raw
+    finally:
+        if not done:  # nothing half-written stays behind, whatever stopped the write
+            with contextlib.suppress(OSError):
+                partial.unlink(missing_ok=True)
+
+
+def _urlopen(url: str):
+    return urllib.request.urlopen(url, timeout=TIMEOUT)
 
 
 def fetch(
@@ -155,8 +311,17 @@ def fetch(
     Args:
         spec: which file.
         download: allow a download when no local copy exists.
-        opener: ``opener(url)`` returning a response with ``read()``; defaults to
-            ``urllib.request.urlopen`` (tests pass a fake one).
+        opener: ``opener(url)`` returning a response with ``read()``, used as a context
+            manager; defaults to ``urllib.request.urlopen`` with a timeout of ``TIMEOUT``
+            seconds (tests pass a fake one).
+
+    Returns:
+        ``data_dir() / spec.filename``, its text verified.
+
+    Raises:
+        DataFileError: the local copy is damaged (it is left untouched); it is missing and
+            ``download`` is false; every source failed (the message names each with its
+            reason and says how to place the file by hand); or it could not be written.
     """
     folder = data_dir()
     path = folder / spec.filename
@@ -169,17 +334,8 @@ def fetch(
             f"{spec.filename} is not in {folder}. Set COURSE_DATA_DIR to the folder that "
             f"holds it, or call fetch(download=True)."
         )
-    raw = _download(spec, opener or urllib.request.urlopen)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(path.name + ".partial")
-        with gzip.GzipFile(partial, "wb", mtime=0) as f:
-            f.write(raw)
-        partial.replace(path)
-    except OSError as err:
-        raise DataFileError(
-            f"could not write {path} ({err}). Set COURSE_DATA_DIR to a writable folder."
-        ) from err
+    raw = _download(spec, opener or _urlopen, folder)
+    _store(path, raw)
     _verified[path.resolve()] = _stamp(path, spec)  # _download checked its checksum
     return path
 

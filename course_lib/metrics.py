@@ -26,6 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 import sacrebleu
 
+from course_lib._sacrebleu import interval_half_width, score_from_statistics, sentence_statistics
+
 __all__ = [
     "CorpusScore",
     "PairedComparison",
@@ -76,7 +78,7 @@ def _corpus_score(name: str, hypotheses, references, n_bootstrap: int) -> Corpus
     result = metric.corpus_score(
         list(hypotheses), [list(references)], n_bootstrap=max(n_bootstrap, 1)
     )
-    ci = float(result._ci) if n_bootstrap else None  # sacrebleu keeps it as ``_ci``
+    ci = interval_half_width(result) if n_bootstrap else None
     return CorpusScore(name, float(result.score), str(result), str(metric.get_signature()), ci)
 
 
@@ -154,21 +156,16 @@ def paired_bootstrap(
     if not isinstance(n_samples, int) or n_samples < 100:
         raise ValueError(f"n_samples must be an integer of at least 100, got {n_samples!r}")
     scorer = _METRICS[metric]()
-    refs = [list(references)]
-    # per-sentence sufficient statistics (N, k); sacrebleu's significance module uses the same
-    stats = [
-        np.asarray(scorer._extract_corpus_statistics(list(h), refs), dtype=np.float64)
-        for h in (hypotheses_a, hypotheses_b)
-    ]
-    full = [scorer._compute_score_from_stats(list(s.sum(0))).score for s in stats]
+    # per-sentence sufficient statistics, (N, k) each
+    stats = [sentence_statistics(scorer, h, references) for h in (hypotheses_a, hypotheses_b)]
+    full = [score_from_statistics(scorer, s.sum(0)) for s in stats]
     n = len(references)
     rng = np.random.default_rng(seed)
     counts = rng.multinomial(n, np.full(n, 1 / n), size=n_samples).astype(np.float64)  # (R, N)
     sums = [counts @ s for s in stats]  # (R, k): each resample's summed statistics
     deltas = np.array(
         [
-            scorer._compute_score_from_stats(list(ra)).score
-            - scorer._compute_score_from_stats(list(rb)).score
+            score_from_statistics(scorer, ra) - score_from_statistics(scorer, rb)
             for ra, rb in zip(*sums, strict=True)
         ]
     )

@@ -28,7 +28,7 @@ import torch
 from torch import Tensor, nn
 from tqdm.std import tqdm
 
-from course_lib._validate import check_positive_int, check_seed, shape_str
+from course_lib._validate import check_course_device, check_positive_int, check_seed, shape_str
 
 __all__ = ["default_device", "clock", "evaluating", "Trainer"]
 
@@ -37,11 +37,16 @@ __all__ = ["default_device", "clock", "evaluating", "Trainer"]
 def default_device() -> torch.device:
     """The device every chapter uses: the first GPU if there is one, else the CPU.
 
-    Chosen once per process. Set ``COURSE_DEVICE=cpu`` (or ``cuda:1``...) to override.
+    Chosen once per process. Set ``COURSE_DEVICE=cpu`` (or ``cuda``, ``cuda:1``) to override.
+    Apple's MPS is not offered: the book is verified on the CPU and CUDA only.
+
+    Raises:
+        ValueError: ``COURSE_DEVICE`` is not ``cpu``, ``cuda`` or ``cuda:N``, or names a GPU
+            this machine lacks; the message says what was set and what to set instead.
     """
-    requested = os.environ.get("COURSE_DEVICE")
-    if requested:
-        return torch.device(requested)
+    requested = os.environ.get("COURSE_DEVICE", "")
+    if requested.strip():
+        return check_course_device(requested)
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 

@@ -6,6 +6,7 @@ import io
 import os
 import random
 import re
+import urllib.error
 import zipfile
 from pathlib import Path
 
@@ -14,8 +15,10 @@ import pytest
 from course_lib import datafiles
 from course_lib.datafiles import (
     ENG_FRA,
+    ENG_FRA_MIRROR,
     DataFile,
     DataFileError,
+    Source,
     data_dir,
     fetch,
     load_text,
@@ -23,12 +26,12 @@ from course_lib.datafiles import (
 )
 
 TEXT = "Go.\tVa !\nRun!\tCours !\n"
+ZIP = Source("https://example.invalid/data.zip", member="data/tiny.txt")
+MIRROR = Source("https://mirror.example.invalid/tiny.txt.gz")
 SPEC = DataFile(
-    filename="tiny.txt.gz",
-    sha256=hashlib.sha256(TEXT.encode()).hexdigest(),
-    url="https://example.invalid/data.zip",
-    member="data/tiny.txt",
+    filename="tiny.txt.gz", sha256=hashlib.sha256(TEXT.encode()).hexdigest(), sources=(ZIP,)
 )
+BOTH = DataFile(SPEC.filename, SPEC.sha256, sources=(ZIP, MIRROR))
 
 
 class FakeResponse(io.BytesIO):
@@ -39,7 +42,7 @@ class FakeResponse(io.BytesIO):
         return False
 
 
-def zipped(text: str, member: str = SPEC.member) -> bytes:
+def zipped(text: str, member: str = ZIP.member) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr(member, text)
@@ -52,6 +55,24 @@ def opener_for(payload: bytes, calls: list):
         return FakeResponse(payload)
 
     return opener
+
+
+def serving(payloads: dict, calls: list):
+    """An opener serving ``payloads[url]``: bytes, or an exception to raise."""
+
+    def opener(url):
+        calls.append(url)
+        payload = payloads[url]
+        if isinstance(payload, Exception):
+            raise payload
+        return FakeResponse(payload)
+
+    return opener
+
+
+def names(folder: Path) -> list[str]:
+    """Every entry of ``folder``, hidden ones included (a temporary file would show)."""
+    return sorted(p.name for p in folder.iterdir())
 
 
 @pytest.fixture
@@ -90,9 +111,9 @@ def test_local_copy_is_used_without_download(data_home):
 def test_download_verifies_and_stores_a_gzip(data_home):
     calls = []
     path = fetch(SPEC, opener=opener_for(zipped(TEXT), calls))
-    assert calls == [SPEC.url]
+    assert calls == [ZIP.url]
     assert read_text(path, SPEC) == TEXT
-    assert not list(data_home.glob("*.partial"))
+    assert names(data_home) == [SPEC.filename]
     fetch(SPEC, opener=opener_for(b"", calls))  # second time: local copy, no download
     assert len(calls) == 1
 
@@ -116,7 +137,7 @@ def test_load_text_downloads_once_and_checks_the_copy_once(data_home, monkeypatc
 
 def test_corrupt_local_file_says_what_to_do(data_home):
     (data_home / SPEC.filename).write_bytes(b"this is not gzip")
-    with pytest.raises(DataFileError, match="not a readable gzip file.*Delete"):
+    with pytest.raises(DataFileError, match="not a readable gzip file.*Move it aside"):
         fetch(SPEC, download=False)
 
 
@@ -130,7 +151,7 @@ def test_wrong_content_fails_the_checksum(data_home):
 def test_truncated_gzip_is_reported(data_home):
     raw = gzip.compress(TEXT.encode() * 50)
     (data_home / SPEC.filename).write_bytes(raw[: len(raw) // 2])
-    with pytest.raises(DataFileError, match="Delete"):
+    with pytest.raises(DataFileError, match="Move it aside"):
         fetch(SPEC)
 
 
@@ -141,30 +162,162 @@ def test_gzip_damaged_in_the_middle_is_reported(data_home):
     middle = len(payload) // 2
     payload[middle : middle + 16] = b"\xff" * 16  # zlib: "invalid block type"
     (data_home / SPEC.filename).write_bytes(bytes(payload))
-    with pytest.raises(DataFileError, match="not a readable gzip file.*Delete"):
+    with pytest.raises(DataFileError, match="not a readable gzip file.*Move it aside"):
         fetch(SPEC, download=False)
 
 
 @pytest.mark.parametrize(
     "payload, message",
     [
-        (b"<html>not a zip</html>", "not a zip archive"),
-        (zipped(TEXT, member="other.txt"), "not a zip archive holding"),
+        (b"<html>not a zip</html>", "not a readable zip archive holding data/tiny.txt"),
+        (zipped(TEXT, member="other.txt"), "the zip archive holds no data/tiny.txt"),
         (zipped("tampered"), "published file changed"),
     ],
 )
 def test_bad_downloads(data_home, payload, message):
     with pytest.raises(DataFileError, match=message):
         fetch(SPEC, opener=opener_for(payload, []))
-    assert not (data_home / SPEC.filename).exists()
+    assert names(data_home) == []
 
 
 def test_network_failure_explains_the_manual_route(data_home):
     def offline(url):
         raise OSError("Network is unreachable")
 
-    with pytest.raises(DataFileError, match="Download it by hand"):
+    with pytest.raises(DataFileError, match="To place the file by hand") as caught:
         fetch(SPEC, opener=offline)
+    message = str(caught.value)
+    assert f"unzip {ZIP.member} from it, then gzip it as {SPEC.filename}" in message
+    assert f"put {SPEC.filename} in {data_home} " in message and "COURSE_DATA_DIR" in message
+
+
+FAILURES = {
+    "network": (OSError("Network is unreachable"), "download failed (Network is unreachable)"),
+    "http": (
+        urllib.error.HTTPError(ZIP.url, 404, "Not Found", None, None),
+        "download failed (HTTP Error 404: Not Found)",
+    ),
+    "not a zip": (b"<html>moved</html>", "not a readable zip archive holding data/tiny.txt"),
+    "no member": (zipped(TEXT, member="other.txt"), "the zip archive holds no data/tiny.txt"),
+    "wrong text": (zipped("tampered"), "its text has SHA-256"),
+}
+
+
+@pytest.mark.parametrize("failure", FAILURES)
+def test_a_failing_first_source_falls_back_to_the_second(data_home, failure):
+    calls = []
+    payload, _ = FAILURES[failure]
+    opener = serving({ZIP.url: payload, MIRROR.url: gzip.compress(TEXT.encode())}, calls)
+    path = fetch(BOTH, opener=opener)
+    assert calls == [ZIP.url, MIRROR.url]
+    assert read_text(path, BOTH) == TEXT
+    assert names(data_home) == [BOTH.filename]
+
+
+def test_the_first_verified_source_wins_and_the_rest_are_not_asked(data_home):
+    calls = []
+    opener = serving({ZIP.url: zipped(TEXT), MIRROR.url: b"unused"}, calls)
+    assert read_text(fetch(BOTH, opener=opener), BOTH) == TEXT
+    assert calls == [ZIP.url]
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("network", "bad gzip"),
+        ("http", "truncated gzip"),
+        ("no member", "wrong text"),
+        ("wrong text", "wrong text"),
+    ],
+)
+def test_when_every_source_fails_each_is_named_with_its_reason_and_nothing_is_written(
+    data_home, first, second
+):
+    mirror = {
+        "bad gzip": (b"<html>404</html>", "not a readable gzip file"),
+        "truncated gzip": (gzip.compress(TEXT.encode() * 50)[:40], "not a readable gzip file"),
+        "wrong text": (gzip.compress(b"tampered"), "its text has SHA-256"),
+    }
+    calls = []
+    opener = serving({ZIP.url: FAILURES[first][0], MIRROR.url: mirror[second][0]}, calls)
+    with pytest.raises(DataFileError) as caught:
+        fetch(BOTH, opener=opener)
+    message = str(caught.value)
+    assert calls == [ZIP.url, MIRROR.url]
+    assert f"1. {ZIP.url}: {FAILURES[first][1]}" in message
+    assert f"2. {MIRROR.url}: {mirror[second][1]}" in message
+    assert f"Expected SHA-256 of the uncompressed text: {BOTH.sha256}" in message
+    assert f"put {BOTH.filename} in {data_home} " in message
+    assert "COURSE_DATA_DIR to a folder that holds it" in message
+    assert names(data_home) == []  # no file, no temporary file
+
+
+@pytest.mark.parametrize(
+    "source, payload",
+    [(ZIP, zipped(TEXT)), (MIRROR, gzip.compress(TEXT.encode(), mtime=0))],
+    ids=["zip archive", "gzip mirror"],
+)
+def test_a_zip_archive_and_a_gzip_mirror_both_parse(data_home, source, payload):
+    spec = DataFile(SPEC.filename, SPEC.sha256, sources=(source,))
+    calls = []
+    path = fetch(spec, opener=serving({source.url: payload}, calls))
+    assert calls == [source.url] and read_text(path, spec) == TEXT
+    with gzip.open(path, "rb") as f:
+        assert f.read() == TEXT.encode()  # stored unchanged, whichever form it came in
+
+
+def test_a_damaged_local_copy_is_kept_and_not_replaced_by_a_download(data_home):
+    damaged = gzip.compress(b"an older release\n")
+    (data_home / BOTH.filename).write_bytes(damaged)
+    calls = []
+    opener = serving({ZIP.url: zipped(TEXT), MIRROR.url: gzip.compress(TEXT.encode())}, calls)
+    with pytest.raises(DataFileError, match="damaged or a different version.*Move it aside"):
+        fetch(BOTH, opener=opener)
+    assert calls == [] and (data_home / BOTH.filename).read_bytes() == damaged
+
+
+def test_a_failed_write_leaves_no_partial_file(data_home, monkeypatch):
+    def full_disk(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(datafiles.os, "replace", full_disk)
+    with pytest.raises(DataFileError, match="could not write.*No space left"):
+        fetch(SPEC, opener=opener_for(zipped(TEXT), []))
+    assert names(data_home) == []
+
+
+def test_read_text_of_a_missing_path_says_so(tmp_path):
+    with pytest.raises(DataFileError, match="does not exist"):
+        read_text(tmp_path / "nowhere.txt.gz", SPEC)
+
+
+def test_eng_fra_tries_pytorch_first_then_the_course_mirror():
+    zip_source, mirror = ENG_FRA.sources
+    assert zip_source == Source(
+        "https://download.pytorch.org/tutorial/data.zip", "data/eng-fra.txt"
+    )
+    assert mirror == Source(ENG_FRA_MIRROR) and mirror.member is None
+    assert ENG_FRA_MIRROR.endswith("/releases/download/data-v1/" + ENG_FRA.filename)
+
+
+@pytest.mark.parametrize(
+    "build, error, message",
+    [
+        (lambda: Source("download.pytorch.org/data.zip"), ValueError, "an address such as"),
+        (lambda: Source(ZIP.url, member=""), ValueError, "member must be the path"),
+        (lambda: DataFile("tiny.txt", SPEC.sha256, (ZIP,)), ValueError, "ending in .gz"),
+        (lambda: DataFile(SPEC.filename, "6B0F", (ZIP,)), ValueError, "64 lowercase hex"),
+        (lambda: DataFile(SPEC.filename, SPEC.sha256, ()), ValueError, "at least one Source"),
+        (lambda: DataFile(SPEC.filename, SPEC.sha256, (ZIP.url,)), TypeError, "Source\\(url\\)"),
+    ],
+)
+def test_malformed_sources_are_refused_where_they_are_written(build, error, message):
+    with pytest.raises(error, match=message):
+        build()
+
+
+def test_sources_given_as_a_list_are_stored_as_a_tuple():
+    assert DataFile(SPEC.filename, SPEC.sha256, [ZIP, MIRROR]).sources == (ZIP, MIRROR)
 
 
 def test_missing_without_download(data_home):

@@ -152,6 +152,67 @@ def test_default_device_and_override(monkeypatch):
     default_device.cache_clear()
 
 
+@pytest.fixture
+def course_device(monkeypatch):
+    """``set(value)`` -> ``default_device()`` under ``COURSE_DEVICE=value``, uncached."""
+
+    def pick(value):
+        monkeypatch.setenv("COURSE_DEVICE", value)
+        default_device.cache_clear()
+        return default_device()
+
+    yield pick
+    default_device.cache_clear()
+
+
+def fake_gpus(monkeypatch, count):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: count > 0)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: count)
+
+
+@pytest.mark.parametrize("value", ["cpu", " CPU ", "cpu:0"])
+def test_course_device_cpu_is_kept(course_device, value):
+    assert course_device(value).type == "cpu"
+
+
+def test_course_device_cuda_and_cuda_n_work_where_the_gpus_exist(course_device, monkeypatch):
+    fake_gpus(monkeypatch, 2)
+    assert course_device("cuda") == torch.device("cuda")
+    assert course_device("cuda:1") == torch.device("cuda:1")
+
+
+def test_course_device_mps_is_refused_with_the_reason_and_the_fix(course_device):
+    with pytest.raises(ValueError) as info:
+        course_device("mps")
+    message = str(info.value)
+    assert "COURSE_DEVICE='mps'" in message
+    assert "verified on the CPU and on CUDA" in message and "float64" in message
+    assert "COURSE_DEVICE=cpu or unset it" in message and "nothing else" in message
+
+
+@pytest.mark.parametrize("value", ["gpu", "cuda:x", "cuda:-1", "cpu,cuda"])
+def test_course_device_unparseable_names_the_variable_and_the_value(course_device, value):
+    with pytest.raises(ValueError, match=f"COURSE_DEVICE={value!r} is not a device name"):
+        course_device(value)
+
+
+def test_course_device_other_device_types_are_refused(course_device):
+    with pytest.raises(ValueError, match="COURSE_DEVICE='meta' names a 'meta' device"):
+        course_device("meta")
+
+
+def test_course_device_cuda_without_a_gpu_is_refused(course_device, monkeypatch):
+    fake_gpus(monkeypatch, 0)
+    with pytest.raises(ValueError, match=r"COURSE_DEVICE='cuda' asks for a CUDA GPU, but none"):
+        course_device("cuda")
+
+
+def test_course_device_cuda_n_out_of_range_is_refused(course_device, monkeypatch):
+    fake_gpus(monkeypatch, 2)
+    with pytest.raises(ValueError, match=r"COURSE_DEVICE='cuda:2' .* has 2 \(cuda:0 to cuda:1\)"):
+        course_device("cuda:2")
+
+
 def test_the_end_of_epoch_hook_sees_every_epoch_and_can_stop_the_run(capsys):
     seen = []
 

@@ -124,3 +124,37 @@ def test_nbval_is_strict_on_the_reference_platform_and_lax_elsewhere(tmp_path):
         tmp_path, recorded_notebook(tmp_path / "exact.ipynb", elsewhere, "nbval-check-output", 2)
     )
     assert code != 0, out
+
+
+def test_the_longest_notebooks_start_first_and_new_ones_before_all():
+    expected = {"a.ipynb": 10.0, "b.ipynb": 300.0, "c.ipynb": 40.0}
+    order = verification.longest_first(["a.ipynb", "b.ipynb", "new.ipynb", "c.ipynb"], expected)
+    assert order == ["new.ipynb", "b.ipynb", "c.ipynb", "a.ipynb"]
+    # the committed table names every chapter, so none is started last by accident
+    chapters = {
+        p.name for p in (verification.EXPECTED_SECONDS.parents[1] / "chapters").glob("*.ipynb")
+    }
+    import json
+
+    assert set(json.loads(verification.EXPECTED_SECONDS.read_text())) == chapters
+
+
+def test_the_summary_gives_each_notebooks_minutes(tmp_path, monkeypatch):
+    monkeypatch.delenv("COURSE_VERIFY", raising=False)
+    plan = verification.plan(notebook(tmp_path, HERE, CELLS), HERE)
+    table = verification.format_plans([plan], {"chapter.ipynb": 90.0})
+    assert "minutes" in table.splitlines()[0]
+    assert table.splitlines()[1].split()[-1] == "1.5" and table.splitlines()[2].split()[-1] == "1.5"
+
+
+def test_the_laptop_run_is_redundant_only_on_an_avx2_machine(monkeypatch):
+    import torch
+
+    for capability, same in (("AVX2", True), ("AVX512", False), ("NEON", False)):
+        monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda c=capability: c)
+        monkeypatch.delenv("ATEN_CPU_CAPABILITY", raising=False)
+        monkeypatch.delenv("MKL_ENABLE_INSTRUCTIONS", raising=False)
+        assert verification.same_as_laptop() is same
+        # inside the simulated run itself the question does not arise
+        monkeypatch.setenv("ATEN_CPU_CAPABILITY", "avx2")
+        assert verification.same_as_laptop() is False

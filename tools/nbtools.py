@@ -33,11 +33,16 @@ def setup_cell_source(repository: str | None = None) -> str:
     """Source of the cell every notebook starts with (``repository``: pip's ``git+`` target)."""
     return (
         "# Setup: on Colab (or any Python without the course library) install course_lib\n"
-        "# from the book's repository. Where it is already installed this does nothing.\n"
+        "# from the book's repository and print one line about this machine (paste it into\n"
+        "# a bug report). Where it is already installed this does nothing.\n"
         "import importlib.util\n"
         "\n"
         'if importlib.util.find_spec("course_lib") is None:\n'
-        f'    %pip install --quiet "course-lib @ git+{repository or repository_url()}"'
+        f'    %pip install --quiet "course-lib @ git+{repository or repository_url()}"\n'
+        "    importlib.invalidate_caches()\n"
+        "    from course_lib.doctor import summary_line\n"
+        "\n"
+        "    print(summary_line())"
     )
 
 

@@ -30,9 +30,12 @@ echo "=== platform ($label)"
 "$BIN/python" tools/verification.py | tee .verification-plan.txt
 step "lint (ruff)" "$BIN/ruff" check .
 step "format (ruff format --check)" "$BIN/ruff" format --check .
-step "library, packaging and notebook-structure tests (pytest)" "$BIN/python" -m pytest tests -q
+step "library, packaging and notebook-structure tests (pytest)" "$BIN/python" -m pytest tests -q \
+    -n 2
 # two notebooks at a time (one kernel each, one thread each); a notebook stays on one worker;
-# the verification plugin switches nbval to lax mode for notebooks recorded elsewhere
+# the verification plugin starts the longest notebooks first (tools/notebook_seconds.json),
+# switches nbval to lax mode for notebooks recorded elsewhere, and times each notebook
+rm -f .notebook-seconds.json
 step "notebook outputs and claims (nbval)" env PYTHONPATH=tools "$BIN/python" -m pytest \
     --nbval -p verification chapters/*.ipynb -q -p no:cacheprovider \
     --nbval-current-env --nbval-cell-timeout=3600 --nbval-sanitize-with tools/nbval_sanitize.cfg \
@@ -43,9 +46,9 @@ if [ -z "${COURSE_SKIP_BOOK:-}" ]; then
 fi
 
 echo
-echo "=== summary ($label)"
-sed -n '/^notebook /,$p' .verification-plan.txt
-rm -f .verification-plan.txt
+echo "=== summary ($label): $(( SECONDS / 60 )) min $(( SECONDS % 60 )) s"
+"$BIN/python" tools/verification.py --summary
+rm -f .verification-plan.txt .notebook-seconds.json
 failed=0
 for i in "${!names[@]}"; do
     if [ "${codes[$i]}" -eq 0 ]; then status="passed"; else status="FAILED"; failed=1; fi

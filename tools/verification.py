@@ -155,20 +155,37 @@ def plan(path: Path, current: dict[str, str] | None = None) -> Plan:
     return Plan(Path(path), mode, reason, exact, claims)
 
 
-def format_plans(plans: list[Plan]) -> str:
-    lines = [f"{'notebook':36} {'mode':10} {'exact':>6} {'claims':>7}"]
+def format_plans(plans: list[Plan], seconds: dict[str, float] | None = None) -> str:
+    """The plan as a table; with ``seconds`` (measured per notebook name), a time column."""
+    timed = seconds is not None
+
+    def minutes(name: str) -> str:
+        return f"{seconds[name] / 60:8.1f}" if timed and name in seconds else " " * 8 * timed
+
+    head = f"{'notebook':36} {'mode':10} {'exact':>6} {'claims':>7}"
+    lines = [head + (f" {'minutes':>8}" if timed else "")]
     for p in plans:
-        lines.append(f"{p.notebook.name:36} {p.mode:10} {p.exact_cells:6d} {p.claim_cells:7d}")
-    lines.append(
+        row = f"{p.notebook.name:36} {p.mode:10} {p.exact_cells:6d} {p.claim_cells:7d}"
+        lines.append(row + (f" {minutes(p.notebook.name)}" if timed else ""))
+    total = (
         f"{'total':36} {'':10} {sum(p.exact_cells for p in plans):6d} "
         f"{sum(p.claim_cells for p in plans):7d}"
     )
+    if timed:
+        total += f" {sum(seconds.values()) / 60:8.1f}"
+    lines.append(total)
     reasons = sorted({p.reason for p in plans})
     lines += [f"why: {r}" for r in reasons]
     return "\n".join(lines)
 
 
 # -- pytest plugin: `pytest --nbval -p verification chapters/*.ipynb` ----------------------
+
+#: Seconds each notebook took in a recent `make test` (its summary prints them): the plugin
+#: starts the longest first, so on two workers the longest chapter never starts last.
+EXPECTED_SECONDS = Path(__file__).with_name("notebook_seconds.json")
+#: Where the plugin writes the seconds it measured, for run_tests.sh's summary.
+MEASURED_SECONDS = Path(__file__).resolve().parents[1] / ".notebook-seconds.json"
 
 _PLANS: dict[str, Plan] = {}
 
@@ -199,11 +216,40 @@ def pytest_collect_file(file_path, parent):
             collector.compare_outputs = False  # nbval's lax mode, for this notebook only
 
 
+def longest_first(names: list[str], expected: dict[str, float]) -> list[str]:
+    """Notebook names by expected seconds, longest first; unknown ones (new) go first."""
+    return sorted(names, key=lambda n: -expected.get(n, float("inf")))
+
+
+def pytest_collection_modifyitems(session, config, items):
+    try:
+        expected = json.loads(EXPECTED_SECONDS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    names = list(dict.fromkeys(Path(item.nodeid.split("::")[0]).name for item in items))
+    rank = {name: i for i, name in enumerate(longest_first(names, expected))}
+    # stable: the cells of a notebook keep their order; xdist --dist loadfile hands out the
+    # notebooks in this order
+    items.sort(key=lambda item: rank[Path(item.nodeid.split("::")[0]).name])
+
+
+_SECONDS: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report):
+    path = report.nodeid.split("::")[0]
+    if path.endswith(".ipynb"):
+        name = Path(path).name
+        _SECONDS[name] = _SECONDS.get(name, 0.0) + report.duration
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     paths = [Path(a) for a in config.args if a.endswith(".ipynb")]
     if not paths:
         return
     plans = [_plan_for(p) for p in sorted(paths)]
+    if _SECONDS:
+        MEASURED_SECONDS.write_text(json.dumps(_SECONDS, indent=1), encoding="utf-8")
     terminalreporter.section("verification mode")
     terminalreporter.write_line(
         "reference: every output compared as recorded; portable: the nbval-check-output "
@@ -213,10 +259,48 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.write_line(line)
 
 
-def main() -> int:
+def same_as_laptop() -> bool:
+    """Whether this machine's own kernels are the ones `make test-laptop` simulates (AVX2):
+    then the simulated-laptop run would repeat `make test` exactly."""
+    import torch
+
+    simulated = os.environ.get("ATEN_CPU_CAPABILITY") or os.environ.get("MKL_ENABLE_INSTRUCTIONS")
+    return not simulated and torch.backends.cpu.get_cpu_capability() == "AVX2"
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="this machine's fingerprint and plan")
+    parser.add_argument(
+        "--summary", action="store_true", help="the plan with the minutes each notebook took"
+    )
+    parser.add_argument(
+        "--same-as-laptop",
+        action="store_true",
+        help="exit 0 when this machine's kernels already are the simulated laptop's (AVX2)",
+    )
+    args = parser.parse_args(argv)
     root = Path(__file__).resolve().parents[1]
+    plans = [plan(p) for p in sorted((root / "chapters").glob("*.ipynb"))]
+    if args.same_as_laptop:
+        same = same_as_laptop()
+        print(
+            "this machine's CPU kernels are AVX2 already: `make test` ran what `make test-laptop` "
+            "simulates"
+            if same
+            else "this machine's kernels differ from the simulated laptop's"
+        )
+        return 0 if same else 1
+    if args.summary:
+        try:
+            seconds = json.loads(MEASURED_SECONDS.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            seconds = {}
+        print(format_plans(plans, seconds))
+        return 0
     print(json.dumps(fingerprint(), indent=2))
-    print(format_plans([plan(p) for p in sorted((root / "chapters").glob("*.ipynb"))]))
+    print(format_plans(plans))
     return 0
 
 
