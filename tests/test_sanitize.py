@@ -29,6 +29,10 @@ def sanitize(text: str) -> str:
         ("tensor([1.0000], device='cuda:0')", "tensor([1.0000])"),
         ("training device: cuda", "training device: cpu"),
         (
+            "tensor([[[0.4132, 0.3728]]], grad_fn=<UnsafeViewBackward0>)",
+            "tensor([[[0.4132, 0.3728]]], grad_fn=<ViewBackward0>)",
+        ),
+        (
             "checked: BLEU 41.2 > 30\n✓ holds: BLEU above 30",
             "checked: BLEU 39.9 > 30\n✓ holds: BLEU above 30",
         ),
@@ -51,6 +55,10 @@ def test_masks_what_varies(a, b):
         ),
         ("final validation loss: 0.3400", "final validation loss: 0.3401"),
         ("tensor([[0.0832, -0.0356]])", "tensor([[0.0832, -0.0357]])"),
+        (
+            "tensor([[0.0832]], grad_fn=<ViewBackward0>)",
+            "tensor([[0.0833]], grad_fn=<ViewBackward0>)",
+        ),
         (
             "checked: BLEU 41.2\n✓ holds: BLEU above 30",
             "checked: BLEU 41.2\n✓ holds: BLEU above 40",
