@@ -2,10 +2,12 @@
 
     python3 tools/compat.py latest     # `make test-latest`: the newest releases the ranges allow
     python3 tools/compat.py oldest     # `make test-oldest`: every range's floor
+    make test-latest PYTHON=python3.12  # another interpreter (Colab's), its own environment
 
 ``pyproject.toml`` gives course_lib's dependencies as ranges (so Colab keeps its own torch);
 ``requirements.txt`` pins the exact versions that reproduce the book. This script checks the
-ranges themselves, in a separate environment (``.venv-latest`` or ``.venv-oldest``):
+ranges themselves, in a separate environment (``.venv-latest-py3.11``,
+``.venv-oldest-py3.10``, ...: one per kind and Python, chosen with ``--python``):
 
 1. install course_lib's own dependencies first -- ``latest``: the newest releases inside the
    ranges, with everything they pull in at its newest too (what a fresh Colab gets next
@@ -16,7 +18,9 @@ ranges themselves, in a separate environment (``.venv-latest`` or ``.venv-oldest
    newest release the package index lists inside its range (a pip constraint or cache can
    silently hold one back: the message says how to lift it);
 4. run the library tests, then every notebook in the portable mode (exact cells compared,
-   claim cells checked), and write a record to ``benchmarks/results/<date>_compat_<kind>.txt``.
+   claim cells checked), and write a record to
+   ``benchmarks/results/<date>_compat_<kind>-py<X.Y>.txt``. The notebooks need the data file
+   as ``make test`` does (``COURSE_DATA_DIR``, or the per-user cache).
 
 Downloads are large (torch with its CUDA libraries, a few GB) but happen once per environment;
 ``--skip-install`` reuses an existing one. Nothing here runs in ``make test`` or CI: the newest
@@ -37,6 +41,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
+#: What the tests and notebooks need directly (requirements.txt's header names them), for a
+#: Python on which requirements.txt's exact pins have no release.
+DIRECT_TOOLING = [
+    "jupyter-book>=1,<2",
+    "sphinx-exercise",
+    "sphinxcontrib-bibtex",
+    "sphinx-mathjax-offline",
+    "nbval",
+    "nbclient",
+    "nbformat",
+    "ipykernel",
+    "pytest",
+    "pytest-xdist",
+    "hypothesis",
+    "PyYAML",
+    "setuptools",
+    "wheel",
+]
 
 
 def ranges() -> dict[str, str]:
@@ -95,9 +117,10 @@ def run(cmd: list[str], **kw) -> int:
     return subprocess.run(cmd, check=False, **kw).returncode
 
 
-def install(kind: str, venv: Path, deps: dict[str, str]) -> None:
+def install(kind: str, venv: Path, deps: dict[str, str], python: str) -> None:
     if not (venv / "bin" / "python").exists():
-        run([sys.executable, "-m", "venv", str(venv)])
+        if run([python, "-m", "venv", str(venv)]) != 0:
+            raise SystemExit(f"--python {python}: could not create a virtual environment")
     pip = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check"]
     run([*pip, "install", "--quiet", "--upgrade", "pip"])
     if kind == "latest":
@@ -119,8 +142,13 @@ def install(kind: str, venv: Path, deps: dict[str, str]) -> None:
                 tooling.append(line)
     constraints = venv / "course-deps-constraints.txt"
     constraints.write_text("\n".join(keep) + "\n", encoding="utf-8")
-    if run([*pip, "install", "--quiet", *tooling, "-c", str(constraints)]) != 0:
-        raise SystemExit("installing the test tooling failed: see above")
+    if tooling and run([*pip, "install", "--quiet", *tooling, "-c", str(constraints)]) != 0:
+        # requirements.txt's pins are for the book's Python; another Python (3.10, say) may
+        # have no release of some of them: let pip choose the tooling's versions there
+        print("the pinned tooling does not install on this Python: trying it unpinned")
+        if run([*pip, "install", "--quiet", *DIRECT_TOOLING, "-c", str(constraints)]) != 0:
+            raise SystemExit("installing the test tooling failed: see above")
+        (venv / "tooling-unpinned").write_text("yes\n", encoding="utf-8")
     if run([*pip, "install", "--quiet", "--no-deps", "-e", str(ROOT)]) != 0:
         raise SystemExit("installing course_lib (editable) failed: see above")
 
@@ -179,15 +207,29 @@ def cpu() -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("kind", choices=["latest", "oldest"])
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="interpreter of the environment (default: this one), e.g. python3.12",
+    )
     parser.add_argument("--skip-install", action="store_true", help="reuse the environment")
     parser.add_argument("--no-notebooks", action="store_true", help="library tests only")
     parser.add_argument("--no-record", action="store_true", help="write no record")
     args = parser.parse_args(argv)
-    venv = ROOT / f".venv-{args.kind}"
+    version = subprocess.run(
+        [args.python, "-c", "import sys; print(f'{sys.version_info[0]}.{sys.version_info[1]}')"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    if not version:
+        raise SystemExit(f"--python {args.python!r}: not a Python interpreter here")
+    suffix = f"{args.kind}-py{version}"
+    venv = ROOT / f".venv-{suffix}"
     deps = ranges()
     start = time.time()
     if not args.skip_install:
-        install(args.kind, venv, deps)
+        install(args.kind, venv, deps, args.python)
     lines = check_versions(args.kind, venv, deps)
     installed_s = time.time() - start
     python = str(venv / "bin" / "python")
@@ -250,6 +292,12 @@ def main(argv: list[str] | None = None) -> int:
         f"machine: {cpu()}, {os.cpu_count()} cores; Python {py}; OMP_NUM_THREADS="
         f"{env['OMP_NUM_THREADS']}; "
         + ("environment reused" if args.skip_install else f"install {installed_s / 60:.1f} min"),
+        "test tooling: "
+        + (
+            "requirements.txt's pins do not install on this Python; pip's choice of versions"
+            if (venv / "tooling-unpinned").exists()
+            else "requirements.txt's pins"
+        ),
         f"course_lib's dependencies ({args.kind}):",
         *lines,
         "results:",
@@ -257,10 +305,11 @@ def main(argv: list[str] | None = None) -> int:
             f"  {n:<26} {'passed' if c == 0 else 'FAILED'}  {s}  ({t / 60:.1f} min)"
             for n, c, s, t in results
         ],
+        *(["  notebooks                  not run (--no-notebooks)"] if args.no_notebooks else []),
     ]
     print("\n".join(record))
     if not args.no_record:
-        path = RESULTS / f"{datetime.date.today().isoformat()}_compat_{args.kind}.txt"
+        path = RESULTS / f"{datetime.date.today().isoformat()}_compat_{suffix}.txt"
         path.write_text("\n".join(record) + "\n", encoding="utf-8")
         print(f"record written to {path.relative_to(ROOT)}")
     return 0 if ok else 1

@@ -34,7 +34,9 @@ def setup_cell_source(repository: str | None = None) -> str:
     return (
         "# Setup: on Colab (or any Python without the course library) install course_lib\n"
         "# from the book's repository and print one line about this machine (paste it into\n"
-        "# a bug report). Where it is already installed this does nothing.\n"
+        "# a bug report). Where it is already installed this does nothing. The magic makes\n"
+        "# figures appear in the cell that draws them with older matplotlib releases too.\n"
+        "%matplotlib inline\n"
         "import importlib.util\n"
         "\n"
         'if importlib.util.find_spec("course_lib") is None:\n'
