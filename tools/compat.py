@@ -264,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
     results = []
+    failed_items: list[str] = []
     for name, cmd in steps:
         t0 = time.time()
         proc = subprocess.run(
@@ -279,6 +280,11 @@ def main(argv: list[str] | None = None) -> int:
         tail = [ln for ln in proc.stdout.splitlines() if re.search(r"passed|failed|error", ln)]
         summary = tail[-1].strip("= ") if tail else "no summary"
         results.append((name, proc.returncode, summary, time.time() - t0))
+        failed_items += [
+            "    " + re.sub(r"\x1b\[[0-9;]*m", "", ln).split(" - ")[0]
+            for ln in proc.stdout.splitlines()
+            if ln.startswith("FAILED ")
+        ]
     ok = all(code == 0 for _, code, _, _ in results)
     py = subprocess.run(
         [python, "-c", "import platform; print(platform.python_version())"],
@@ -306,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
             for n, c, s, t in results
         ],
         *(["  notebooks                  not run (--no-notebooks)"] if args.no_notebooks else []),
+        *(["failed:", *failed_items] if failed_items else []),
     ]
     print("\n".join(record))
     if not args.no_record:

@@ -181,8 +181,9 @@ def format_plans(plans: list[Plan], seconds: dict[str, float] | None = None) -> 
 
 # -- pytest plugin: `pytest --nbval -p verification chapters/*.ipynb` ----------------------
 
-#: Seconds each notebook took in a recent `make test` (its summary prints them): the plugin
-#: starts the longest first, so on two workers the longest chapter never starts last.
+#: Seconds each notebook took in a recent `make test` (its summary prints the minutes; these
+#: are from a fresh clone's run on 2026-11-26, Intel Xeon, 2 cores, with other runs beside
+#: it): the plugin starts the longest first, so the longest chapter never starts last.
 EXPECTED_SECONDS = Path(__file__).with_name("notebook_seconds.json")
 #: Where the plugin writes the seconds it measured, for run_tests.sh's summary.
 MEASURED_SECONDS = Path(__file__).resolve().parents[1] / ".notebook-seconds.json"
