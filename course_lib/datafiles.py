@@ -242,6 +242,7 @@ def _text_from(source: Source, opener: Callable) -> bytes:
             return zf.read(source.member)
     except KeyError as err:
         raise _Unusable(f"the zip archive holds no {source.member}") from err
+    # zipfile raises NotImplementedError for a compression method it cannot read
     except (zipfile.BadZipFile, OSError, EOFError, zlib.error, NotImplementedError) as err:
         raise _Unusable(f"not a readable zip archive holding {source.member} ({err})") from err
 
