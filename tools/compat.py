@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib.util
 import json
 import os
 import re
@@ -82,22 +83,25 @@ def _key(version: str) -> tuple:
     return parts + (0,) * (4 - len(parts))
 
 
+def _load_versions():
+    """course_lib/_versions.py by path (standard library only): the doctor's range check,
+    without importing course_lib, which this interpreter may not have installed."""
+    path = ROOT / "course_lib" / "_versions.py"
+    spec = importlib.util.spec_from_file_location("course_lib_versions", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_VERSIONS = _load_versions()
+
+
 def admits(spec: str, version: str) -> bool:
-    """Whether ``version`` (a plain release, no local tag) satisfies ``spec`` such as
-    ``>=2.3,<2.7``: the only operators pyproject.toml uses."""
-    if "+" in version or re.search(r"[a-z]", version):  # pre-releases and local builds
+    """Whether the release ``version`` satisfies ``spec`` (``>=2.3,<2.7``), judged as the
+    doctor judges it; pre-releases and local builds are not releases on the index."""
+    if "+" in version or re.search(r"[a-z]", version):
         return False
-    ops = {
-        ">=": lambda a, b: a >= b,
-        "<": lambda a, b: a < b,
-        "<=": lambda a, b: a <= b,
-        "==": lambda a, b: a == b,
-        ">": lambda a, b: a > b,
-    }
-    for op, bound in re.findall(r"(>=|<=|==|<|>)([\d.]+)", spec):
-        if not ops[op](_key(version), _key(bound)):
-            return False
-    return True
+    return _VERSIONS._contains(spec, version)
 
 
 def newest_on_index(pip: list[str], name: str, spec: str) -> str | None:
