@@ -28,8 +28,7 @@ class RMSNorm(nn.Module):
     """``x / sqrt(mean(x^2) + eps) * weight`` over the last axis.
 
     Shape:
-        ``(..., D)`` -> ``(..., D)``. Parity: ``torch.nn.RMSNorm`` (PyTorch 2.4 and
-        later) with the same ``eps``.
+        ``(..., D)`` -> ``(..., D)``. Parity: ``torch.nn.RMSNorm`` with the same ``eps``.
     """
 
     def __init__(self, d_model: int, eps: float = 1e-6) -> None:

@@ -18,7 +18,6 @@ def test_rmsnorm_divides_by_the_root_mean_square_and_scales():
     assert not torch.allclose(norm(x + 1.0), norm(x) + 1.0)  # no mean subtracted
 
 
-@pytest.mark.skipif(not hasattr(nn, "RMSNorm"), reason="nn.RMSNorm needs PyTorch 2.4")
 def test_rmsnorm_matches_pytorchs():
     torch.manual_seed(0)
     x = torch.randn(2, 5, 16, dtype=torch.float64)
