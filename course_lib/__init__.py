@@ -15,7 +15,8 @@ The modules, grouped as the reference page (``api.md``) groups them:
   ``recurrent_translation`` / ``decoder_only`` -> ``decoding``;
 * task, trajectories -- ``geo``, ``gps`` (generators), ``trajectories`` (features, metrics,
   baselines);
-* training and evaluation -- ``train`` (the one loop), ``schedules``, ``metrics``, ``plots``;
+* training and evaluation -- ``train`` (the one loop), ``schedules``, ``metrics``,
+  ``multiple_comparisons``, ``plots``;
 * exercises and the lecture's code -- ``checks``, ``lecture``.
 
 ``_validate`` holds the input checks the modules share (package-private).

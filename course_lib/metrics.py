@@ -12,6 +12,15 @@ is a different question, answered by :func:`paired_bootstrap`: both systems are 
 the same resampled test sets, and the interval of the *difference* says how sure the
 comparison is.
 
+Both resample single sentences, as if each were drawn independently. A test set built from
+Tatoeba is not: one English sentence often comes with several translations, so it holds
+*clusters* of pairs that share a sentence and succeed or fail together. Resampling the pairs
+one by one counts each copy as fresh evidence and gives intervals that are too narrow. With
+``groups=`` (one label per sentence, e.g. the id of its English sentence) each resample draws
+whole groups with replacement, as many draws as there are groups, and keeps all their
+sentences: a *cluster bootstrap*, whose interval reflects how many independent clusters the
+test set really has.
+
 What the signature does not record: the course scores its own **normalised** text (lower
 case, no punctuation but ``!`` and ``?``, no digits; :func:`course_lib.tatoeba.normalize`)
 on both sides, so these numbers compare with each other and with nothing outside the book.
@@ -20,13 +29,18 @@ on both sides, so these numbers compare with each other and with nothing outside
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 import numpy as np
 import sacrebleu
 
-from course_lib._sacrebleu import interval_half_width, score_from_statistics, sentence_statistics
+from course_lib._sacrebleu import (
+    grouped_corpus_score,
+    interval_half_width,
+    score_from_statistics,
+    sentence_statistics,
+)
 
 __all__ = [
     "CorpusScore",
@@ -51,12 +65,54 @@ def _check_corpus(hypotheses: Sequence[str], references: Sequence[str]) -> None:
         raise ValueError("a score of an empty corpus is undefined")
 
 
+def _group_index(groups: Sequence[Hashable], n_sentences: int) -> tuple[np.ndarray, int]:
+    """Each sentence's group as ``0..G-1``, numbered in order of first appearance, and ``G``.
+
+    The numbering makes all-distinct labels the identity: group ``i`` is sentence ``i``, so
+    the cluster bootstrap then draws exactly the resamples of the sentence bootstrap.
+    """
+    if isinstance(groups, (str, bytes)):
+        raise TypeError(
+            f"groups must hold one group label per sentence, got the string {groups!r}; "
+            "pass a list such as groups=[id of the source sentence of each pair]"
+        )
+    if isinstance(groups, (Mapping, Set)) or not hasattr(groups, "__len__"):
+        raise TypeError(
+            f"groups must be an ordered sequence of labels (a list, tuple or 1-D array), one "
+            f"per sentence in the order of references, got {type(groups).__name__}"
+        )
+    labels = list(groups)
+    if len(labels) != n_sentences:
+        raise ValueError(
+            f"groups has {len(labels)} labels for {n_sentences} sentences: give one label per "
+            "sentence, in the order of references (sentences with the same label form a group)"
+        )
+    number: dict[Hashable, int] = {}
+    try:
+        group = np.array([number.setdefault(label, len(number)) for label in labels])  # (N,)
+    except TypeError as err:
+        raise TypeError(
+            f"groups' labels must be hashable (str, int, ...): {err}; a 2-D array gives rows "
+            "as labels, pass a 1-D one"
+        ) from None
+    if len(number) < 2:
+        raise ValueError(
+            f"groups holds {len(number)} distinct label ({labels[0]!r}) for {n_sentences} "
+            "sentences: a cluster bootstrap draws whole groups and needs at least 2 (with one, "
+            "every resample is the whole test set); label each sentence's cluster, or pass "
+            "groups=None to resample single sentences"
+        )
+    return group, len(number)
+
+
 @dataclass(frozen=True)
 class CorpusScore:
     """A corpus-level score as sacrebleu reports it.
 
     ``ci`` is the half-width of sacrebleu's 95 % bootstrap confidence interval (``None``
-    without bootstrap): the score is ``score +- ci``.
+    without bootstrap): the score is ``score +- ci``. ``resampled`` says what the bootstrap
+    drew: ``"sentences"``, or ``"groups (672)"`` for a cluster bootstrap over 672 groups
+    (``None`` without bootstrap).
     """
 
     name: str  # "BLEU" or "chrF"
@@ -64,45 +120,80 @@ class CorpusScore:
     line: str  # sacrebleu's full score line: "BLEU = 54.32 (mu = ...) 80.1/61.0/..."
     signature: str  # how it was computed: "nrefs:1|bs:1000|rs:12345|case:mixed|..."
     ci: float | None = None
+    resampled: str | None = None  # "sentences", "groups (672)"; None without bootstrap
 
     def __str__(self) -> str:
         interval = "" if self.ci is None else f" +- {self.ci:.1f}"
-        return f"{self.name} {self.score:.1f}{interval}"
+        return f"{self.name} {self.score:.1f}{interval}{_resampled_note(self.resampled)}"
 
 
-def _corpus_score(name: str, hypotheses, references, n_bootstrap: int) -> CorpusScore:
+def _resampled_note(resampled: str | None) -> str:
+    """Printed only for a cluster bootstrap, so that sentence-bootstrap lines read as before."""
+    return "" if resampled in (None, "sentences") else f", resampled: {resampled}"
+
+
+def _corpus_score(name: str, hypotheses, references, n_bootstrap: int, groups) -> CorpusScore:
     _check_corpus(hypotheses, references)
     if not isinstance(n_bootstrap, int) or n_bootstrap < 0 or n_bootstrap == 1:
         raise ValueError(f"n_bootstrap must be 0 (no interval) or at least 2, got {n_bootstrap!r}")
     metric = _METRICS[name]()
-    result = metric.corpus_score(
-        list(hypotheses), [list(references)], n_bootstrap=max(n_bootstrap, 1)
-    )
+    if groups is None:
+        result = metric.corpus_score(
+            list(hypotheses), [list(references)], n_bootstrap=max(n_bootstrap, 1)
+        )
+        resampled = "sentences" if n_bootstrap else None
+    else:
+        if n_bootstrap == 0:
+            raise ValueError(
+                "groups only changes how the bootstrap interval is resampled, but "
+                "n_bootstrap=0 asks for no interval: pass n_bootstrap as well, e.g. "
+                "n_bootstrap=1000"
+            )
+        group, n_groups = _group_index(groups, len(references))
+        result = grouped_corpus_score(metric, hypotheses, references, group, n_bootstrap)
+        resampled = f"groups ({n_groups})"
     ci = interval_half_width(result) if n_bootstrap else None
-    return CorpusScore(name, float(result.score), str(result), str(metric.get_signature()), ci)
+    signature = str(metric.get_signature())
+    return CorpusScore(name, float(result.score), str(result), signature, ci, resampled)
 
 
 def corpus_bleu(
-    hypotheses: Sequence[str], references: Sequence[str], *, n_bootstrap: int = 0
+    hypotheses: Sequence[str],
+    references: Sequence[str],
+    *,
+    n_bootstrap: int = 0,
+    groups: Sequence[Hashable] | None = None,
 ) -> CorpusScore:
     """sacrebleu's corpus BLEU (13a tokenisation) of one hypothesis per reference.
 
     Args:
         n_bootstrap: resamples for sacrebleu's 95 % confidence interval (1000 is usual;
             sacrebleu seeds them with 12345, so the interval is reproducible); 0 for none.
+        groups: one cluster label per sentence (e.g. the id of its source sentence), for a
+            cluster bootstrap: each resample draws as many groups as there are, with
+            replacement, and keeps all their sentences. Needs ``n_bootstrap``. ``None``
+            resamples single sentences; all-distinct labels give the same interval.
+
+    Returns:
+        The score, its signature and, with ``n_bootstrap``, its interval.
     """
-    return _corpus_score("BLEU", hypotheses, references, n_bootstrap)
+    return _corpus_score("BLEU", hypotheses, references, n_bootstrap, groups)
 
 
 def corpus_chrf(
-    hypotheses: Sequence[str], references: Sequence[str], *, n_bootstrap: int = 0
+    hypotheses: Sequence[str],
+    references: Sequence[str],
+    *,
+    n_bootstrap: int = 0,
+    groups: Sequence[Hashable] | None = None,
 ) -> CorpusScore:
     """sacrebleu's corpus chrF (character 6-grams, beta 2) of one hypothesis per reference.
 
     chrF gives partial credit for a word with the right stem and the wrong ending, which
-    BLEU's whole-word n-grams count as a miss. ``n_bootstrap`` as in :func:`corpus_bleu`.
+    BLEU's whole-word n-grams count as a miss. ``n_bootstrap`` and ``groups`` as in
+    :func:`corpus_bleu`.
     """
-    return _corpus_score("chrF", hypotheses, references, n_bootstrap)
+    return _corpus_score("chrF", hypotheses, references, n_bootstrap, groups)
 
 
 @dataclass(frozen=True)
@@ -116,6 +207,7 @@ class PairedComparison:
     low: float  # 95 % interval of the difference (2.5th and 97.5th percentiles)
     high: float
     p_value: float  # two-sided: how often the resampled difference has the other sign
+    resampled: str = "sentences"  # or "groups (672)" for a cluster bootstrap
 
     @property
     def significant(self) -> bool:
@@ -126,6 +218,7 @@ class PairedComparison:
         return (
             f"{self.metric} {self.a:.1f} - {self.b:.1f} = {self.delta:+.1f} "
             f"[95 % CI {self.low:+.1f}, {self.high:+.1f}], p = {self.p_value:.3f}"
+            f"{_resampled_note(self.resampled)}"
         )
 
 
@@ -137,6 +230,7 @@ def paired_bootstrap(
     metric: str = "BLEU",
     n_samples: int = 1000,
     seed: int = 12345,
+    groups: Sequence[Hashable] | None = None,
 ) -> PairedComparison:
     """Paired bootstrap resampling (Koehn, 2004) of ``metric(A) - metric(B)``.
 
@@ -148,6 +242,13 @@ def paired_bootstrap(
         metric: ``"BLEU"`` or ``"chrF"``.
         n_samples: resampled test sets.
         seed: for the resampling (sacrebleu's default seed).
+        groups: one cluster label per sentence, for a cluster bootstrap: each resample
+            draws as many groups as there are, with replacement, and keeps all their
+            sentences. ``None`` resamples single sentences; all-distinct labels give the
+            same interval and p-value.
+
+    Returns:
+        Both scores, their difference, its 95 % interval and a two-sided p-value.
     """
     _check_corpus(hypotheses_a, references)
     _check_corpus(hypotheses_b, references)
@@ -160,8 +261,15 @@ def paired_bootstrap(
     stats = [sentence_statistics(scorer, h, references) for h in (hypotheses_a, hypotheses_b)]
     full = [score_from_statistics(scorer, s.sum(0)) for s in stats]
     n = len(references)
+    resampled = "sentences"
+    if groups is not None:  # resample groups: their summed statistics, (G, k) each
+        group, n = _group_index(groups, n)
+        per_group = [np.zeros((n, s.shape[1])) for s in stats]
+        for summed, s in zip(per_group, stats, strict=True):
+            np.add.at(summed, group, s)
+        stats, resampled = per_group, f"groups ({n})"
     rng = np.random.default_rng(seed)
-    counts = rng.multinomial(n, np.full(n, 1 / n), size=n_samples).astype(np.float64)  # (R, N)
+    counts = rng.multinomial(n, np.full(n, 1 / n), size=n_samples).astype(np.float64)  # (R, G)
     sums = [counts @ s for s in stats]  # (R, k): each resample's summed statistics
     deltas = np.array(
         [
@@ -176,7 +284,9 @@ def paired_bootstrap(
     else:
         other_side = np.mean(deltas <= 0) if delta > 0 else np.mean(deltas >= 0)
         p = min(1.0, 2 * (other_side * n_samples + 1) / (n_samples + 1))
-    return PairedComparison(metric, full[0], full[1], delta, float(low), float(high), float(p))
+    return PairedComparison(
+        metric, full[0], full[1], delta, float(low), float(high), float(p), resampled
+    )
 
 
 def exact_match(hypotheses: Sequence[str], references: Sequence[str]) -> float:

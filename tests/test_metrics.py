@@ -104,3 +104,90 @@ def test_paired_bootstrap_rejects_bad_arguments(kwargs, error):
         paired_bootstrap(GOOD, WORSE, REFS, **kwargs)
     with pytest.raises(ValueError, match="one each"):
         paired_bootstrap(GOOD, WORSE[:-1], REFS)
+
+
+# --- cluster bootstrap (groups=) ---------------------------------------------------------
+
+DISTINCT = list(range(len(REFS)))[::-1]  # one group per sentence; the labels' values don't matter
+
+
+def tripled(texts):
+    """Each sentence three times in a row: clusters of copies, as when pairs share a sentence."""
+    return [t for t in texts for _ in range(3)]
+
+
+CLUSTERS = [i // 3 for i in range(3 * len(REFS))]  # the three copies of a sentence: one group
+
+
+@pytest.mark.parametrize("score", [corpus_bleu, corpus_chrf])
+def test_one_sentence_per_group_is_sacrebleus_own_bootstrap(score):
+    pairs = score(GOOD, REFS, n_bootstrap=1000)
+    groups = score(GOOD, REFS, n_bootstrap=1000, groups=DISTINCT)
+    assert groups.ci == pairs.ci and groups.score == pairs.score  # exactly, not approximately
+    assert groups.line == pairs.line and groups.signature == pairs.signature
+    assert (pairs.resampled, groups.resampled) == ("sentences", f"groups ({len(REFS)})")
+    assert score(GOOD, REFS).resampled is None
+
+
+def test_one_sentence_per_group_is_the_paired_bootstrap():
+    for metric in ("BLEU", "chrF"):
+        pairs = paired_bootstrap(GOOD, WORSE, REFS, metric=metric)
+        groups = paired_bootstrap(
+            GOOD, WORSE, REFS, metric=metric, groups=[f"s{i}" for i in DISTINCT]
+        )
+        assert (groups.low, groups.high, groups.p_value) == (pairs.low, pairs.high, pairs.p_value)
+        assert (groups.a, groups.b, groups.delta) == (pairs.a, pairs.b, pairs.delta)
+
+
+def test_copies_in_one_group_widen_the_interval():
+    hyp, ref = tripled(GOOD), tripled(REFS)
+    for score in (corpus_bleu, corpus_chrf):
+        pairs = score(hyp, ref, n_bootstrap=1000)
+        clusters = score(hyp, ref, n_bootstrap=1000, groups=CLUSTERS)
+        assert clusters.score == pairs.score and clusters.ci > 1.4 * pairs.ci
+    # chrF depends on the ratios of the summed counts only: three copies in a group are
+    # worth one sentence, so the interval is the untripled corpus's (same draws, same seed)
+    assert corpus_chrf(hyp, ref, n_bootstrap=1000, groups=CLUSTERS).ci == pytest.approx(
+        corpus_chrf(GOOD, REFS, n_bootstrap=1000).ci, rel=1e-9
+    )
+    a, b = tripled(GOOD), tripled(WORSE)
+    for metric in ("BLEU", "chrF"):
+        pairs = paired_bootstrap(a, b, ref, metric=metric)
+        clusters = paired_bootstrap(a, b, ref, metric=metric, groups=CLUSTERS)
+        assert clusters.delta == pairs.delta
+        assert clusters.high - clusters.low > 1.4 * (pairs.high - pairs.low)
+    once = paired_bootstrap(GOOD, WORSE, REFS, metric="chrF")
+    clusters = paired_bootstrap(a, b, ref, metric="chrF", groups=CLUSTERS)
+    assert (clusters.low, clusters.high) == pytest.approx((once.low, once.high), rel=1e-9)
+
+
+def test_the_resampling_is_printed_only_for_groups():
+    pairs = corpus_bleu(GOOD, REFS, n_bootstrap=100)
+    assert str(pairs) == f"BLEU {pairs.score:.1f} +- {pairs.ci:.1f}"  # as before groups=
+    grouped = corpus_bleu(GOOD, REFS, n_bootstrap=100, groups=[i % 7 for i in range(len(REFS))])
+    assert str(grouped).endswith(", resampled: groups (7)")
+    comparison = paired_bootstrap(GOOD, WORSE, REFS, groups=[i % 7 for i in range(len(REFS))])
+    assert comparison.resampled == "groups (7)" and str(comparison).endswith("groups (7)")
+    assert "resampled" not in str(paired_bootstrap(GOOD, WORSE, REFS))
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"groups": DISTINCT[:-1]}, ValueError, "199 labels for 200 sentences"),
+        ({"groups": "abc" * 66 + "ab"}, TypeError, "string"),
+        ({"groups": [0] * len(REFS)}, ValueError, "at least 2"),
+        ({"groups": set(DISTINCT)}, TypeError, "ordered sequence"),
+        ({"groups": [[i] for i in DISTINCT]}, TypeError, "hashable"),
+    ],
+)
+def test_bad_groups_are_refused_with_the_fix(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        corpus_bleu(GOOD, REFS, n_bootstrap=100, **kwargs)
+    with pytest.raises(error, match=match):
+        paired_bootstrap(GOOD, WORSE, REFS, **kwargs)
+
+
+def test_groups_need_a_bootstrap():
+    with pytest.raises(ValueError, match=r"n_bootstrap=0.*e\.g\. n_bootstrap=1000"):
+        corpus_chrf(GOOD, REFS, groups=DISTINCT)

@@ -7,11 +7,17 @@ import importlib.metadata
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 import sacrebleu
 
 from course_lib import _sacrebleu
-from course_lib._sacrebleu import interval_half_width, score_from_statistics, sentence_statistics
+from course_lib._sacrebleu import (
+    grouped_corpus_score,
+    interval_half_width,
+    score_from_statistics,
+    sentence_statistics,
+)
 
 VERSION = sacrebleu.__version__
 REFS = ["the cat sat on the mat", "i am cold", "he is the teacher", "we re here", "go"] * 3
@@ -39,6 +45,24 @@ def test_the_interval_is_the_one_sacrebleu_prints():
     )
 
 
+@pytest.mark.parametrize("name", sorted(METRICS))
+def test_one_group_per_sentence_is_the_public_bootstrap(name):
+    # sacrebleu's own resampling, handed the groups' statistics: with one group per
+    # sentence, every field of the public corpus_score(n_bootstrap=...) is reproduced
+    metric = METRICS[name]()
+    grouped = grouped_corpus_score(metric, HYPS, REFS, np.arange(len(REFS)), 200)
+    public_metric = METRICS[name]()
+    public = public_metric.corpus_score(HYPS, [REFS], n_bootstrap=200)
+    assert interval_half_width(grouped) == interval_half_width(public), (
+        f"sacrebleu {VERSION} changed how it resamples or reads its interval"
+    )
+    assert str(grouped) == str(public) and grouped.score == public.score
+    assert str(metric.get_signature()) == str(public_metric.get_signature())
+    # groups change the interval only, never the score of the whole corpus
+    grouped = grouped_corpus_score(METRICS[name](), HYPS, REFS, np.arange(len(REFS)) % 5, 200)
+    assert grouped.score == public.score
+
+
 def test_installed_sacrebleu_is_a_tested_release():
     requirement = next(
         r for r in importlib.metadata.requires("course-lib") or [] if r.startswith("sacrebleu")
@@ -63,6 +87,7 @@ def test_moved_internals_fail_loudly_naming_the_version():
         lambda: sentence_statistics(Moved(), HYPS, REFS),
         lambda: score_from_statistics(Moved(), [0.0]),
         lambda: interval_half_width(Moved()),
+        lambda: grouped_corpus_score(Moved(), HYPS, REFS, np.arange(len(REFS)), 2),
     ):
         with pytest.raises(RuntimeError, match=rf"sacrebleu {re.escape(VERSION)} no longer"):
             call()

@@ -1,0 +1,116 @@
+"""Several comparisons at once: Holm's step-down adjustment of their p-values.
+
+A chapter that compares one model with three ablations runs three tests; at a 5 % level
+each, the chance that *at least one* of them finds a difference that is not there grows
+with their number. The **family-wise error rate** is that chance: the probability of one or
+more false positives among all the comparisons made together. Holm's method (Holm, 1979)
+keeps it below ``alpha`` for any dependence between the tests, and rejects at least as much
+as Bonferroni's ``m * p`` does.
+
+:func:`holm` adjusts the p-values, e.g. those of :func:`course_lib.metrics.paired_bootstrap`;
+compare the adjusted values with ``alpha`` directly (:func:`significant`). A bootstrap
+p-value is never below ``2 / (n_samples + 1)``, so ``m`` comparisons need
+``n_samples`` well above ``2 * m / alpha`` for any of them to survive the adjustment.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Mapping, Sequence
+from numbers import Real
+
+import numpy as np
+
+__all__ = ["holm", "significant"]
+
+#: A family of p-values: a sequence (list, tuple, 1-D array) or a dict name -> p.
+PValues = Sequence[float] | Mapping[Hashable, float] | np.ndarray
+
+
+def _values(p_values, name: str) -> tuple[list, list[float]]:
+    """The keys (dict) or positions (sequence) of ``p_values`` and their values as floats."""
+    if isinstance(p_values, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of p-values or a dict name -> p, got a string")
+    if isinstance(p_values, Mapping):
+        keys = list(p_values)
+        values = list(p_values.values())
+    elif (isinstance(p_values, np.ndarray) and p_values.ndim == 1) or isinstance(
+        p_values, Sequence
+    ):
+        keys = list(range(len(p_values)))
+        values = list(p_values)
+    else:
+        raise TypeError(
+            f"{name} must be a sequence of p-values (list, tuple, 1-D array) or a dict "
+            f"name -> p, got {type(p_values).__name__}"
+            + (f" of shape {p_values.shape}" if isinstance(p_values, np.ndarray) else "")
+        )
+    if not values:
+        raise ValueError(f"{name} is empty: pass one p-value per comparison")
+    for key, p in zip(keys, values, strict=True):
+        where = f"{name}[{key!r}]"
+        if isinstance(p, bool) or not isinstance(p, Real):
+            raise TypeError(f"{where} must be a number, got {p!r} ({type(p).__name__})")
+        if math.isnan(p) or not 0.0 <= p <= 1.0:
+            raise ValueError(
+                f"{where} = {p!r} is not a p-value: p-values lie in [0, 1]; a NaN usually "
+                "comes from a test that could not run, so fix or drop that comparison"
+            )
+    return keys, [float(p) for p in values]
+
+
+def _like(template, keys: list, values: list):
+    """``values`` in the container kind of ``template``: dict, array, tuple or list."""
+    if isinstance(template, Mapping):
+        return dict(zip(keys, values, strict=True))
+    if isinstance(template, np.ndarray):
+        return np.array(values)
+    return tuple(values) if isinstance(template, tuple) else list(values)
+
+
+def holm(p_values: PValues) -> PValues:
+    """Holm's step-down adjusted p-values, in the order (or with the keys) they came in.
+
+    With the ``m`` p-values sorted, ``p_(1) <= ... <= p_(m)``, the ``i``-th adjusted value is
+    ``max over j <= i of min(1, (m - j + 1) * p_(j))``: the smallest ``p_(j)`` is multiplied by
+    ``m``, the next by ``m - 1``, and so on, and the running maximum keeps the order. Equal
+    p-values get equal adjusted values.
+
+    Args:
+        p_values: the p-values of one family of comparisons, a sequence or a dict
+            name -> p, each in ``[0, 1]``.
+
+    Returns:
+        The adjusted p-values, as a dict with the same keys for a dict, a NumPy array for
+        an array, a tuple for a tuple and a list otherwise. Reject where ``<= alpha``.
+
+    Example::
+
+        >>> holm([0.01, 0.04, 0.03, 0.005])
+        [0.03, 0.06, 0.06, 0.02]
+    """
+    keys, values = _values(p_values, "p_values")
+    m = len(values)
+    order = sorted(range(m), key=values.__getitem__)  # stable: ties keep their order
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):  # rank j - 1 = 0, 1, ...
+        running = max(running, min(1.0, (m - rank) * values[i]))
+        adjusted[i] = running
+    return _like(p_values, keys, adjusted)
+
+
+def significant(adjusted: PValues, *, alpha: float = 0.05) -> PValues:
+    """Which comparisons are significant at family-wise level ``alpha``: ``adjusted <= alpha``.
+
+    Args:
+        adjusted: adjusted p-values from :func:`holm` (a sequence or a dict).
+        alpha: the family-wise error rate to keep, in ``(0, 1)``.
+
+    Returns:
+        Booleans in the kind :func:`holm` returns (a dict for a dict).
+    """
+    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be a level in (0, 1), e.g. 0.05, got {alpha!r}")
+    keys, values = _values(adjusted, "adjusted")
+    return _like(adjusted, keys, [p <= alpha for p in values])

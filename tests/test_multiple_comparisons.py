@@ -1,0 +1,101 @@
+"""Holm's step-down adjustment: a hand-computed family, its order, the step-down procedure it
+summarises, statsmodels' implementation where it is installed, and the refused inputs."""
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from course_lib.multiple_comparisons import holm, significant
+
+
+def test_a_family_computed_by_hand():
+    # sorted: 0.005 * 4 = 0.02, 0.01 * 3 = 0.03, 0.03 * 2 = 0.06, max(0.06, 0.04 * 1) = 0.06
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.3, 0.6]) == pytest.approx([0.6, 0.6])  # capped by the running maximum
+    assert holm([0.7, 0.2, 0.9]) == pytest.approx([1.0, 0.6, 1.0])  # and by 1
+
+
+def test_one_comparison_is_left_alone():
+    for p in (0.0, 0.03, 1.0):
+        assert holm([p]) == [p]
+
+
+def test_ties_get_one_value_and_order_is_kept():
+    assert holm([0.02, 0.01, 0.02, 0.01]) == pytest.approx([0.04, 0.04, 0.04, 0.04])
+    rng = random.Random(0)
+    for _ in range(50):
+        p = [rng.random() ** 3 for _ in range(rng.randint(2, 12))]
+        adjusted = holm(p)
+        assert all(a >= q for a, q in zip(adjusted, p, strict=True))  # never below p
+        assert all(a <= 1 for a in adjusted)
+        by_p = [a for _, a in sorted(zip(p, adjusted, strict=True))]
+        assert by_p == sorted(by_p)  # a smaller p never gets a larger adjusted value
+
+
+def test_adjusted_p_values_summarise_the_step_down_procedure():
+    # Holm at level alpha: sort, reject while p_(j) <= alpha / (m - j + 1), stop at the first
+    # that is not. The adjusted p-value is the smallest alpha at which H_i is rejected.
+    rng = random.Random(1)
+    for _ in range(200):
+        p = [rng.random() ** 2 for _ in range(rng.randint(1, 8))]
+        alpha = rng.uniform(0.001, 0.5)
+        m, rejected = len(p), set()
+        for j, i in enumerate(sorted(range(m), key=p.__getitem__)):
+            if p[i] > alpha / (m - j):
+                break
+            rejected.add(i)
+        assert significant(holm(p), alpha=alpha) == [i in rejected for i in range(m)]
+
+
+def test_the_kind_that_came_in_goes_out():
+    p = {"no attention": 0.01, "no positions": 0.04, "one head": 0.03, "no residual": 0.005}
+    adjusted = holm(p)
+    assert list(adjusted) == list(p)  # same keys, same order
+    assert adjusted == pytest.approx(
+        {"no attention": 0.03, "no positions": 0.06, "one head": 0.06, "no residual": 0.02}
+    )
+    assert significant(adjusted) == {
+        "no attention": True,
+        "no positions": False,
+        "one head": False,
+        "no residual": True,
+    }
+    assert isinstance(holm((0.01, 0.2)), tuple)
+    array = holm(np.array([0.01, 0.2]))
+    assert isinstance(array, np.ndarray) and array.tolist() == pytest.approx([0.02, 0.2])
+
+
+def test_parity_with_statsmodels():
+    multipletests = pytest.importorskip("statsmodels.stats.multitest").multipletests
+    rng = np.random.default_rng(0)
+    for m in (1, 2, 5, 20):
+        p = rng.uniform(size=m) ** 3
+        expected = multipletests(p, method="holm")[1]
+        np.testing.assert_allclose(holm(p), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "p_values, error, match",
+    [
+        ([0.01, math.nan], ValueError, r"p_values\[1\] = nan"),
+        ([0.01, 1.5], ValueError, r"p_values\[1\] = 1.5 is not a p-value"),
+        ({"a": -0.1}, ValueError, r"p_values\['a'\]"),
+        ([0.01, "0.2"], TypeError, "must be a number"),
+        ([True], TypeError, "must be a number"),
+        ([], ValueError, "empty"),
+        ("0.01", TypeError, "string"),
+        (np.zeros((2, 2)), TypeError, r"shape \(2, 2\)"),
+        (0.01, TypeError, "float"),
+    ],
+)
+def test_what_is_not_a_family_of_p_values_is_refused(p_values, error, match):
+    with pytest.raises(error, match=match):
+        holm(p_values)
+
+
+@pytest.mark.parametrize("alpha", [0, 1, 5, True, "0.05"])
+def test_significant_needs_a_level(alpha):
+    with pytest.raises(ValueError, match="alpha"):
+        significant([0.01], alpha=alpha)
