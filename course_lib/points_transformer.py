@@ -28,7 +28,8 @@ __all__ = ["SelfAttentionConfig", "SelfAttentionEncoderDecoder"]
 
 @dataclass(frozen=True)
 class SelfAttentionConfig:
-    """Sizes of the self-attention encoder-decoder (defaults: the lecture's squares model).
+    """Sizes of the self-attention encoder-decoder (default sizes: the lecture's squares
+    model; Add & Norm on, ``add_norm="post"``).
 
     ``add_norm`` defaults to ``"post"``: every sublayer is wrapped in a residual connection
     and a LayerNorm, as in the 2017 Transformer, so the default model is one that trains.

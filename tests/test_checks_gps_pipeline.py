@@ -101,10 +101,10 @@ def test_the_prediction_panels_pass_and_their_mistakes_are_named(tracks, capsys)
         )
 
 
-def build_models(add_norm="post", hidden=64):
+def build_models(add_norm="post", hidden=64, forcing=0.5, positional=True):
     return {
         "GRU": EncoderDecoder(Encoder(2, hidden), Decoder(2, hidden), 3, 0.5),
-        "GRU + attention": EncoderDecoder(Encoder(2, 64), AttentionDecoder(2, 64), 3, 0.5),
+        "GRU + attention": EncoderDecoder(Encoder(2, 64), AttentionDecoder(2, 64), 3, forcing),
         "self-attention": SelfAttentionEncoderDecoder(
             SelfAttentionConfig(
                 n_features=2,
@@ -114,6 +114,7 @@ def build_models(add_norm="post", hidden=64):
                 target_len=3,
                 num_layers=2,
                 add_norm=add_norm,
+                positional=positional,
             )
         ),
     }
@@ -132,39 +133,87 @@ def test_the_models_pass_and_their_mistakes_are_named(capsys):
         check_models(lambda: list(build_models().values()))
 
 
+@pytest.mark.parametrize("forcing", [0.0, 1.0])
+def test_a_wrong_teacher_forcing_probability_is_named(forcing):
+    with pytest.raises(
+        CheckFailed,
+        match=rf"'GRU \+ attention' has teacher_forcing_prob={forcing}, the chapter's 0.5",
+    ):
+        check_models(lambda: build_models(forcing=forcing))
+
+
+def test_pre_norm_and_a_missing_positional_encoding_are_named():
+    # "pre" has 128 more parameters (a final LayerNorm per stack): named, not a size mismatch
+    with pytest.raises(CheckFailed, match="add_norm='pre', the chapter's 'post'"):
+        check_models(lambda: build_models(add_norm="pre"))
+    with pytest.raises(CheckFailed, match="positional=False: without positional encoding"):
+        check_models(lambda: build_models(positional=False))
+
+
 @pytest.fixture(scope="module")
 def exercise_data():
     r = [np.random.default_rng([7, k]) for k in range(2)]
     return city_trajectories(2000, rng=r[0]), city_trajectories(200, rng=r[1])
 
 
-def train_attention_gru(train_set, valid_set, epochs=15, lr=1e-3):
+@pytest.fixture(scope="module")
+def small_data():
+    """Enough to train on in a moment: for the mistakes named before the loss is judged."""
+    r = [np.random.default_rng([8, k]) for k in range(2)]
+    return city_trajectories(200, rng=r[0]), city_trajectories(50, rng=r[1])
+
+
+def train_attention_gru(
+    train_set, valid_set, epochs=15, lr=1e-3, forcing=0.5, with_target=True, trained=True
+):
     torch.manual_seed(0)
-    model = EncoderDecoder(Encoder(2, 64), AttentionDecoder(2, 64), 3, 0.5)
+    model = EncoderDecoder(Encoder(2, 64), AttentionDecoder(2, 64), 3, forcing)
     src, tgt = train_set.tensors
-    loader = DataLoader(
-        TensorDataset(src, tgt, tgt), batch_size=64, shuffle=True, generator=torch.Generator()
-    )
-    trainer = Trainer(model, nn.MSELoss(), torch.optim.Adam(model.parameters(), lr=lr), "cpu")
+    items = TensorDataset(src, tgt, tgt) if with_target else TensorDataset(src, tgt)
+    loader = DataLoader(items, batch_size=64, shuffle=True, generator=torch.Generator())
+    # the classic slip: an optimizer built on another model's parameters trains nothing
+    stepped = model if trained else EncoderDecoder(Encoder(2, 64), AttentionDecoder(2, 64), 3)
+    optimizer = torch.optim.Adam(stepped.parameters(), lr=lr)
+    trainer = Trainer(model, nn.MSELoss(), optimizer, "cpu")
     return trainer.fit(
         loader, DataLoader(valid_set, batch_size=200), epochs=epochs, seed=0, progress=False
     )
 
 
-def test_training_passes_and_an_untrained_model_is_caught(exercise_data, capsys):
+def test_training_passes_and_an_untrained_model_is_caught(exercise_data, small_data, capsys):
     check_training(train_attention_gru, *exercise_data)
     assert "✓" in capsys.readouterr().out
     with pytest.raises(CheckFailed, match="not below stay's"):
-        check_training(lambda t, v: train_attention_gru(t, v, lr=1e-9), *exercise_data)
+        check_training(lambda t, v: train_attention_gru(t, v, trained=False), *exercise_data)
     with pytest.raises(CheckFailed, match="train 15 epochs"):
-        check_training(lambda t, v: train_attention_gru(t, v, epochs=2), *exercise_data)
+        check_training(lambda t, v: train_attention_gru(t, v, epochs=2), *small_data)
     with pytest.raises(CheckFailed, match="return the Trainer"):
-        check_training(lambda t, v: None, *exercise_data)
+        check_training(lambda t, v: None, *small_data)
 
 
-def stay_ade(n, rng, last_only=False):
+@pytest.mark.parametrize("lr", [1e-4, 1e-2])
+def test_a_wrong_learning_rate_is_named(small_data, lr):
+    # both pass the loss window on the exercise's data (review N4): read from the optimizer
+    with pytest.raises(CheckFailed, match=f"learning rate is {lr:g}, the recipe's 1e-3"):
+        check_training(lambda t, v: train_attention_gru(t, v, lr=lr), *small_data)
+
+
+@pytest.mark.parametrize("forcing", [0.0, 1.0])
+def test_a_wrong_teacher_forcing_probability_in_training_is_named(small_data, forcing):
+    with pytest.raises(CheckFailed, match=f"teacher_forcing_prob is {forcing}, the recipe's 0.5"):
+        check_training(lambda t, v: train_attention_gru(t, v, forcing=forcing), *small_data)
+
+
+def test_training_items_without_the_target_are_named(small_data):
+    # items (source, target): the model never sees the target, so no teacher forcing
+    with pytest.raises(CheckFailed, match=r"received the source alone.*\(source, target, target\)"):
+        check_training(lambda t, v: train_attention_gru(t, v, with_target=False), *small_data)
+
+
+def stay_ade(n, rng, last_only=False, accumulated=True):
     start = np.broadcast_to(np.asarray(FLORENCE, dtype=float), (n, 1, 2))
-    future = start + np.cumsum(rng.uniform(-0.001, 0.001, (n, 3, 2)), axis=1)  # degrees
+    steps = rng.uniform(-0.001, 0.001, (n, 3, 2))  # degrees
+    future = start + (np.cumsum(steps, axis=1) if accumulated else steps)
     d = haversine(start, future)  # (n, 3) metres
     return d[:, -1].mean() if last_only else d.mean()
 
@@ -176,5 +225,16 @@ def test_the_floor_passes_and_its_mistakes_are_named(capsys):
         check_stay_floor(lambda n, rng: stay_ade(n, rng, last_only=True))
     with pytest.raises(CheckFailed, match="kilometres"):
         check_stay_floor(lambda n, rng: stay_ade(n, rng) / 1000)
+    # the first step alone and steps not accumulated both give one step's error: name both
+    for one_step in (
+        lambda n, rng: stay_ade(n, rng, accumulated=False),
+        lambda n, rng: haversine(
+            np.asarray(FLORENCE), FLORENCE + rng.uniform(-0.001, 0.001, (n, 2))
+        ).mean(),
+    ):
+        with pytest.raises(
+            CheckFailed, match="only the first step.*not accumulated: the k-th future fix"
+        ):
+            check_stay_floor(one_step)
     with pytest.raises(CheckFailed, match="one number"):
         check_stay_floor(lambda n, rng: "98.9 m")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -18,6 +18,7 @@ import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from torch import nn
+from torch.nn.modules.module import register_module_forward_pre_hook
 
 from course_lib.checks._core import CheckFailed, call_student
 from course_lib.geo import to_local
@@ -124,6 +125,40 @@ def _reference_models() -> dict[str, nn.Module]:
     }
 
 
+def _same_recipe(key: str, model: nn.Module, reference: nn.Module) -> None:
+    """The settings the parameter count misses (or misreads as a size), each named."""
+    __tracebackhide__ = True
+    if isinstance(model, EncoderDecoder):
+        got, expected = model.teacher_forcing_prob, reference.teacher_forcing_prob
+        if got != expected:
+            raise CheckFailed(
+                f"{key!r} has teacher_forcing_prob={got}, the chapter's {expected} (0 "
+                "never feeds the true point in training; 1 always does, so the model never "
+                "learns from its own predictions): pass it as the fourth argument, "
+                f"EncoderDecoder(encoder, decoder, 3, {expected})"
+            )
+        return
+    config, expected = model.config, reference.config
+    if config.add_norm is None:
+        raise CheckFailed(
+            f"{key!r} has no Add & Norm (add_norm=None): that is the lecture's "
+            "first teaching model, which collapses to one predicted point here; "
+            "keep the default add_norm='post'"
+        )
+    if config.add_norm != expected.add_norm:
+        raise CheckFailed(
+            f"{key!r} has add_norm={config.add_norm!r}, the chapter's "
+            f"{expected.add_norm!r} (the residual sum, then LayerNorm, after every "
+            "sublayer, as in the 2017 Transformer): keep the default add_norm='post'"
+        )
+    if config.positional != expected.positional:
+        raise CheckFailed(
+            f"{key!r} has positional={config.positional}: without positional encoding "
+            "self-attention sees the fixes as an unordered set and cannot tell the last "
+            "fix from the first; keep the default positional=True"
+        )
+
+
 def check_models(build_models: Callable) -> None:
     """Check ``build_models() -> {"GRU": ..., "GRU + attention": ..., "self-attention": ...}``:
     the chapter's three models, of its sizes, each mapping ``(B, 5, 2)`` to ``(B, 3, 2)``."""
@@ -141,12 +176,7 @@ def check_models(build_models: Callable) -> None:
             raise CheckFailed(
                 f"{key!r} should be a {type(reference[key]).__name__}, got {type(model).__name__}"
             )
-        if isinstance(model, SelfAttentionEncoderDecoder) and model.config.add_norm is None:
-            raise CheckFailed(
-                f"{key!r} has no Add & Norm (add_norm=None): that is the lecture's "
-                "first teaching model, which collapses to one predicted point here; "
-                "keep the default add_norm='post'"
-            )
+        _same_recipe(key, model, reference[key])
         size = sum(p.numel() for p in model.parameters())
         expected = sum(p.numel() for p in reference[key].parameters())
         if size != expected:
@@ -164,20 +194,71 @@ def check_models(build_models: Callable) -> None:
     print("✓ build_models: three models of the chapter's sizes, each (B, 5, 2) -> (B, 3, 2).")
 
 
+@contextlib.contextmanager
+def _training_inputs() -> Iterator[list[tuple[nn.Module, int]]]:
+    """Record ``(model, number of inputs)`` for every call of an ``EncoderDecoder`` in
+    training mode inside the block: the number of inputs shows whether the training items
+    hand the target to the model (teacher forcing) or the source alone."""
+    calls: list[tuple[nn.Module, int]] = []
+
+    def record(module: nn.Module, args: tuple) -> None:
+        if isinstance(module, EncoderDecoder) and module.training:
+            calls.append((module, len(args)))
+
+    # a hook on every module, for the block only: the model is built inside the answer
+    handle = register_module_forward_pre_hook(record)
+    try:
+        yield calls
+    finally:
+        handle.remove()
+
+
+def _same_training_recipe(name: str, trainer, inputs: list[tuple[nn.Module, int]]) -> None:
+    """The exercise's learning rate and teacher forcing, read from the returned trainer."""
+    __tracebackhide__ = True
+    optimizer = getattr(trainer, "optimizer", None)
+    if isinstance(optimizer, torch.optim.Optimizer):
+        group = optimizer.param_groups[0]
+        lr = float(group.get("initial_lr", group["lr"]))  # before any scheduler
+        if not np.isclose(lr, 1e-3, rtol=1e-6, atol=0.0):
+            raise CheckFailed(
+                f"{name}: the optimizer's learning rate is {lr:g}, the recipe's 1e-3: "
+                "build it as torch.optim.Adam(model.parameters(), lr=1e-3)"
+            )
+    forcing = getattr(trainer.model, "teacher_forcing_prob", None)
+    if forcing != 0.5:
+        raise CheckFailed(
+            f"{name}: the model's teacher_forcing_prob is {forcing}, the recipe's 0.5: "
+            "build the model as EncoderDecoder(Encoder(2, 64), AttentionDecoder(2, 64), 3, 0.5)"
+        )
+    seen = {n for module, n in inputs if module is trainer.model}
+    if seen == {1}:
+        raise CheckFailed(
+            f"{name}: in training the model received the source alone, so it never "
+            "saw the target and teacher forcing never happened. The Trainer passes every "
+            "element of a batch but the last to the model: build the training items as "
+            "(source, target, target), e.g. TensorDataset(src, tgt, tgt) from "
+            "train_set.tensors (the validation items stay (source, target))"
+        )
+
+
 def check_training(train_attention_gru: Callable, train, valid) -> None:
     """Check ``train_attention_gru(train_set, valid_set) -> Trainer`` on the exercise's data.
 
     ``train`` and ``valid`` are ``(observed, future)`` pairs; the check builds the datasets
     of exercise 2 from them (items ``(source, target)``, scaled on ``train``) and expects 15
-    epochs of a GRU with attention, ending at a validation loss in the range the recipe
-    reaches (0.30 to 0.46 in scaled units; the reference run reached 0.38), below *stay*'s.
+    epochs of a GRU with attention trained with the recipe -- Adam at learning rate 1e-3
+    (read from the trainer's optimizer), ``teacher_forcing_prob`` 0.5, and training items
+    that hand the target to the model (seen in the model's calls) -- ending at a validation
+    loss in the range the recipe reaches (0.30 to 0.46 in scaled units; the reference run
+    reached 0.38), below *stay*'s.
     """
     __tracebackhide__ = True
     train_set, valid_set = trajectory_datasets(
         TrajectoryFeatures.fit(*train), train, valid, teacher_forcing=False
     )
     name = "train_attention_gru"
-    with contextlib.redirect_stdout(io.StringIO()):  # the progress bar of a second run
+    with contextlib.redirect_stdout(io.StringIO()), _training_inputs() as inputs:
         trainer = call_student(train_attention_gru, name, train_set, valid_set)
     losses, val_losses = getattr(trainer, "losses", None), getattr(trainer, "val_losses", None)
     if losses is None or val_losses is None:
@@ -193,6 +274,7 @@ def check_training(train_attention_gru: Callable, train, valid) -> None:
             f"{name}: pass the validation loader to fit and train 15 epochs; "
             f"found {len(val_losses)} validation losses"
         )
+    _same_training_recipe(name, trainer, inputs)
     source, target = valid_set.tensors[0], valid_set.tensors[-1]
     stay = float(((target - source[:, -1:]) ** 2).mean())  # the last fix, in scaled units
     final = val_losses[-1]
@@ -260,7 +342,12 @@ def check_stay_floor(stay_ade: Callable) -> None:
         raise CheckFailed(f"stay_ade should return one number (metres), got {got!r}") from None
     mistakes = [
         (122.45, "this is the FDE (the last step): the ADE averages the three steps"),
-        (73.86, "this is the error of the first step only: average the three steps"),
+        (
+            73.86,
+            "this is the error of one step: either only the first step is measured "
+            "(average the three steps), or the steps are not accumulated: the k-th "
+            "future fix is the sum of k steps (np.cumsum over the steps)",
+        ),
         (STAY_FLOOR_M / 1000, "this is in kilometres: return metres"),
     ]
     if abs(value - STAY_FLOOR_M) <= 1.0:
