@@ -83,7 +83,9 @@ def run_nbval(tmp_path, *paths):
     from pathlib import Path
 
     tools = Path(verification.__file__).parent
-    env = {**os.environ, "PYTHONPATH": str(tools)}
+    # prepended, not replaced: where Jupyter itself comes from PYTHONPATH (tools/gpu_check.sh)
+    inherited = os.environ.get("PYTHONPATH")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(tools), inherited]))}
     env.pop(verification.MODE_VARIABLE, None)
     result = subprocess.run(
         [
