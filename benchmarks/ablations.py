@@ -11,8 +11,17 @@ one that spent the budget). The baseline is also evaluated two more ways:
 last one before decoding;
 ``beam4`` decodes with a beam of 4. Every variant is then compared with the baseline at the
 full budget by a paired bootstrap on the validation sentences (BLEU difference, its 95 %
-interval, and whether the interval excludes 0). One seed: the interval covers the
-sentences' sampling, not the training run's own variation between seeds.
+interval and p-value), resampling whole groups of pairs that share a sentence (the split keeps
+them together), and the p-values of the table's comparisons with the baseline are
+Holm-adjusted as one family: "significant" means the adjusted p-value is at most 0.05. One
+seed: the interval covers the sentences' sampling, not the training run's own variation
+between seeds.
+
+The variants' epochs are interleaved (``recipe.interleaved``: one epoch of each in turn), so
+that whatever else the machine does falls on all of them alike. Each row's figures are read
+at epoch ends: "BLEU@half" after the last epoch that ended within half the budget, "BLEU@full"
+after the epoch that spent the budget (so a variant may train a little past it; its epochs
+are printed). The record is ``benchmarks/results/<date>_ablations.txt``.
 """
 
 from __future__ import annotations
@@ -24,9 +33,12 @@ import sys
 
 import recipe
 import torch
+from recipe import Record
 
 from course_lib.decoding import beam_search, greedy_decode, translate
 from course_lib.metrics import corpus_bleu, paired_bootstrap
+from course_lib.multiple_comparisons import holm
+from course_lib.tatoeba import group_labels
 from course_lib.translation import TranslationConfig, TranslationTransformer
 
 VARIANTS = {
@@ -63,9 +75,9 @@ def average(states: list[dict]) -> dict:
     return {k: sum(s[k].float() for s in states) / len(states) for k in states[0]}
 
 
-def train(name, budget, split, src_vocab, tgt_vocab, train_ids):
-    """Train one variant; returns ``({evaluation: [validation translations at half, at the
-    full budget]}, epochs, parameters)``."""
+def train(name, budget, split, src_vocab, tgt_vocab, train_ids, turns=None):
+    """Train one variant (taking ``turns`` with the others); returns ``({evaluation:
+    [validation translations at half, at the full budget]}, epochs, parameters)``."""
     settings = settings_for(name)
     torch.manual_seed(0)
     config = TranslationConfig(len(src_vocab), len(tgt_vocab), **settings["config"])
@@ -93,13 +105,14 @@ def train(name, budget, split, src_vocab, tgt_vocab, train_ids):
 
     def end_of_epoch(trainer):
         ends.append(copy.deepcopy(model.state_dict()))
-        if trainer.seconds[-1] <= budget / 2:
+        if trainer.seconds[-1] <= budget / 2 or "state" not in half:
             half["state"] = ends[-1]
+        del ends[:-4]  # the averaging needs the last four
 
-    trainer = recipe.train(model, settings, train_ids, budget, end_of_epoch)
+    trainer = recipe.train(model, settings, train_ids, budget, end_of_epoch, turns=turns, name=name)
     full = outputs(averaged)
     last = copy.deepcopy(model.state_dict())
-    model.load_state_dict(half.get("state", ends[0]))
+    model.load_state_dict(half["state"])
     at_half = outputs(lambda n: model)  # no averaging before the half-way epoch
     model.load_state_dict(last)
     return (
@@ -113,35 +126,66 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=int, default=240, help="training CPU seconds")
     parser.add_argument("--only", help="comma-separated variant names")
+    parser.add_argument("--record", default="ablations", help="record name ('' for none)")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    split, src_vocab, tgt_vocab, train_ids = recipe.data()
     names = args.only.split(",") if args.only else list(VARIANTS)
-    refs = [t for _, t in split.validation]
-    print(f"validation BLEU (greedy unless named), {args.budget} CPU s of training, 1 thread")
-    print(
-        f"{'variant':20} {'params':>10} {'epochs':>6} {'BLEU@' + str(args.budget // 2):>9} "
-        f"{'BLEU@' + str(args.budget):>9}   vs. baseline at {args.budget} s (paired bootstrap)",
-        flush=True,
-    )
-    baseline = None
-    for name in names:
-        outputs, epochs, params = train(name, args.budget, split, src_vocab, tgt_vocab, train_ids)
-        baseline = outputs["baseline"][1] if "baseline" in outputs else baseline
-        for n, (half, full) in outputs.items():
-            versus = ""
-            if baseline is not None and n != "baseline":
-                result = paired_bootstrap(full, baseline, refs)
-                versus = (
-                    f"{result.delta:+5.1f} [{result.low:+5.1f}, {result.high:+5.1f}]"
-                    f"{'  significant' if result.significant else ''}"
-                )
-            print(
-                f"{n:20} {params:10,d} {epochs:6d} {corpus_bleu(half, refs).score:9.1f} "
-                f"{corpus_bleu(full, refs).score:9.1f}   {versus}",
-                flush=True,
-            )
+    unknown = sorted(set(names) - set(VARIANTS))
+    if unknown:
+        parser.error(f"--only names unknown variants {unknown}; known: {', '.join(VARIANTS)}")
+    with Record(args.record or "ablations", enabled=bool(args.record)):
+        run_all(names, args.budget)
     return 0
+
+
+def run_all(names, budget) -> None:
+    split, src_vocab, tgt_vocab, train_ids = recipe.data()
+    refs = [t for _, t in split.validation]
+    groups = group_labels(split.validation)
+    print(
+        f"validation BLEU (greedy unless named), {budget} CPU s of training, 1 thread, "
+        f"epochs interleaved; validation: {len(refs)} pairs in {len(set(groups))} groups"
+    )
+    results = {}
+    recipe.interleaved(
+        {
+            name: (
+                lambda turns, name=name: results.__setitem__(
+                    name, train(name, budget, split, src_vocab, tgt_vocab, train_ids, turns)
+                )
+            )
+            for name in names
+        }
+    )
+    rows = []  # (name, params, epochs, half, full)
+    for name in names:
+        outputs, epochs, params = results[name]
+        rows += [(n, params, epochs, half, full) for n, (half, full) in outputs.items()]
+    baseline = next((full for n, _, _, _, full in rows if n == "baseline"), None)
+    versus = {}
+    if baseline is not None:
+        compared = {
+            n: paired_bootstrap(full, baseline, refs, groups=groups)
+            for n, _, _, _, full in rows
+            if n != "baseline"
+        }
+        adjusted = holm({n: r.p_value for n, r in compared.items()})
+        for n, r in compared.items():
+            versus[n] = (
+                f"{r.delta:+5.1f} [{r.low:+5.1f}, {r.high:+5.1f}]  p {r.p_value:.3f}  "
+                f"Holm {adjusted[n]:.3f}{'  significant' if adjusted[n] <= 0.05 else ''}"
+            )
+    print(
+        f"\n{'variant':20} {'params':>10} {'epochs':>6} {'BLEU@' + str(budget // 2):>9} "
+        f"{'BLEU@' + str(budget):>9}   vs. baseline at {budget} s (paired bootstrap, groups "
+        f"resampled; Holm over {len(versus)})"
+    )
+    for n, params, epochs, half, full in rows:
+        print(
+            f"{n:20} {params:10,d} {epochs:6d} {corpus_bleu(half, refs).score:9.1f} "
+            f"{corpus_bleu(full, refs).score:9.1f}   {versus.get(n, '')}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ must give identical outputs:
 The figure that measures the cache is ``decoder`` / ``cache``; ``everything`` / ``decoder``
 is what running the encoder once saves. Each variant's CPU time is the median of
 ``--repeats`` runs. Then beam search of width 2, 4 and 8. Prints CPU seconds, the ratios and
-test BLEU.
+test BLEU. The record is ``benchmarks/results/<date>_decode.txt``.
 """
 
 from __future__ import annotations
@@ -48,8 +48,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--train", type=int, default=150, help="training CPU seconds")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per variant")
+    parser.add_argument("--record", default="decode", help="record name ('' for none)")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    with recipe.Record(args.record or "decode", enabled=bool(args.record)):
+        return run_all(args)
+
+
+def run_all(args) -> int:
     split, src_vocab, tgt_vocab, train_ids = recipe.data()
     torch.manual_seed(0)
     config = TranslationConfig(len(src_vocab), len(tgt_vocab), **recipe.COURSE["config"])

@@ -7,11 +7,22 @@ schedule, clipped, with a loss per real token; its end-of-epoch hook is where a 
 evaluates, and where a run stops once its budget of training CPU seconds is spent
 (``trainer.seconds``: CPU time on one thread, evaluation not counted). Curves are therefore
 sampled at epoch ends.
+
+Every benchmark writes what it prints to a record, ``benchmarks/results/<date>_<name>.txt``
+(:class:`Record`), with the machine it ran on; Chapter 5 cites those records by name, and
+``tools/prose_numbers.py`` checks that a number cited from one is in it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import datetime
+import io
+import platform
+import sys
+import threading
 from collections.abc import Callable
+from pathlib import Path
 
 import torch
 from torch import nn
@@ -52,6 +63,119 @@ def data() -> tuple[Split, Vocab, Vocab, list]:
     return split, src_vocab, tgt_vocab, encode_pairs(split.train, src_vocab, tgt_vocab)
 
 
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def machine() -> str:
+    """The processor, its CPU kernels, torch and the thread count, as a record states them."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        info = dict(
+            (key.strip(), value.strip())
+            for key, _, value in (
+                line.partition(":") for line in Path("/proc/cpuinfo").read_text().splitlines()
+            )
+            if key.strip() in ("model name", "cpu family", "model")
+        )
+        cpu = f"{info['model name']} (family {info['cpu family']}, model {info['model']})"
+    except (OSError, KeyError):
+        pass
+    kernels = torch.backends.cpu.get_cpu_capability()
+    return f"{cpu}, {kernels}, torch {torch.__version__}, {torch.get_num_threads()} thread(s)"
+
+
+class Record(contextlib.AbstractContextManager):
+    """Print to the terminal and to ``benchmarks/results/<date>_<name>.txt`` at once.
+
+    The record starts with the command line, the date and the machine; it is written when the
+    run ends (also when it fails, so that nothing printed is lost)."""
+
+    def __init__(self, name: str, enabled: bool = True) -> None:
+        self.path = RESULTS / f"{datetime.date.today().isoformat()}_{name}.txt"
+        self.enabled = enabled
+        self.buffer = io.StringIO()
+
+    def write(self, text: str) -> int:
+        self.buffer.write(text)
+        return self.stdout.write(text)
+
+    def flush(self) -> None:
+        self.stdout.flush()
+
+    def __enter__(self) -> Record:
+        self.stdout, sys.stdout = sys.stdout, self
+        print(f"# {' '.join(['python', *sys.argv])}")
+        print(f"# {datetime.datetime.now().isoformat(timespec='minutes')}, {machine()}")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        sys.stdout = self.stdout
+        if self.enabled:
+            self.path.write_text(self.buffer.getvalue(), encoding="utf-8")
+            print(f"record: {self.path.relative_to(RESULTS.parent.parent)}")
+
+
+class TakeTurns:
+    """Several trainings in threads that take turns, one epoch each, so that whatever else
+    the machine does over the run falls on all of them alike (interleaved runs).
+
+    Only the thread whose turn it is runs; the others wait, spending no CPU time, so each
+    run's ``trainer.seconds`` (CPU time of the process) counts its own epochs alone. Each run
+    keeps its own random state across the turns: a run gives the results it gives alone.
+    """
+
+    def __init__(self, names: list[str]) -> None:
+        self.order = list(names)
+        self.turn = 0
+        self.states: dict[str, torch.Tensor] = {}
+        self.changed = threading.Condition()
+
+    def wait(self, name: str) -> None:
+        """Block until it is ``name``'s turn; restore its random state."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.order[self.turn] == name)
+        if name in self.states:
+            torch.set_rng_state(self.states[name])
+
+    def done(self, name: str, finished: bool = False) -> None:
+        """End ``name``'s turn (and its run, when ``finished``); the next run goes on."""
+        self.states[name] = torch.get_rng_state()
+        with self.changed:
+            if finished:
+                i = self.order.index(name)
+                self.order.remove(name)
+                self.turn = i % len(self.order) if self.order else 0
+            else:
+                self.turn = (self.turn + 1) % len(self.order)
+            self.changed.notify_all()
+
+
+def interleaved(runs: dict[str, Callable[[TakeTurns], None]]) -> None:
+    """Run ``{name: run(turns)}`` in threads taking turns by epoch; re-raise the first error.
+    Each ``run`` passes ``turns=`` and its ``name=`` to :func:`train`."""
+    turns = TakeTurns(list(runs))
+    errors: list[BaseException] = []
+
+    def target(name, run):
+        try:
+            run(turns)
+        except BaseException as error:  # noqa: BLE001 -- re-raised in the caller's thread
+            errors.append(error)
+            with turns.changed:  # let the others go on
+                if name in turns.order:
+                    turns.order.remove(name)
+                    turns.turn = turns.turn % len(turns.order) if turns.order else 0
+                turns.changed.notify_all()
+
+    threads = [threading.Thread(target=target, args=item) for item in runs.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+
+
 def train(
     model: nn.Module,
     settings: dict,
@@ -59,10 +183,16 @@ def train(
     budget: float,
     on_epoch_end: Callable[[Trainer], None],
     seed: int = 0,
+    *,
+    turns: TakeTurns | None = None,
+    name: str = "",
 ) -> Trainer:
     """Train ``model`` with ``settings`` until ``budget`` training CPU seconds are spent,
     calling ``on_epoch_end(trainer)`` after every epoch. ``seed`` sets the data order and the
-    dropout (the caller seeds the initial weights: a run's "seed" is both)."""
+    dropout (the caller seeds the initial weights: a run's "seed" is both). With ``turns``
+    (see :func:`interleaved`) the run ``name`` trains one epoch per turn."""
+    if turns is not None:
+        turns.wait(name)
     torch.manual_seed(seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=settings["lr"], betas=(0.9, 0.98))
     trainer = Trainer(
@@ -78,6 +208,10 @@ def train(
     def hook(trainer: Trainer) -> None:
         on_epoch_end(trainer)
         trainer.stop_training = trainer.seconds[-1] >= budget
+        if turns is not None:
+            turns.done(name, finished=trainer.stop_training)
+            if not trainer.stop_training:
+                turns.wait(name)
 
     batches = PairBatches(train_ids, settings["batch_size"], shuffle=True)
     return trainer.fit(batches, epochs=10_000, seed=seed, progress=False, on_epoch_end=hook)

@@ -19,21 +19,32 @@ with the reference at its last epoch -- on the test split with sacrebleu's 95 % 
 and a paired bootstrap of the difference.
 
 The reference is ``nn.Transformer`` (d_model 256, 2+2 layers, 4 heads, feed-forward 512,
-dropout 0.1, embeddings initialised as the course's model initialises them, x sqrt(d) +
-sinusoidal positions); every model is trained with ``recipe.COURSE`` (Adam lr 1e-3 betas
-0.9/0.98, warm-up 300 steps then inverse square root, batches of 64 length-bucketed, label
-smoothing 0.1, clipping 1.0, seed 0). What still differs between the reference and the
-course's :class:`TranslationTransformer`, all of it inside ``nn.Transformer`` or chosen on
-validation for the course's model:
+dropout 0.1, x sqrt(d) + sinusoidal positions); every model is trained with
+``recipe.COURSE`` (Adam lr 1e-3 betas 0.9/0.98, warm-up 300 steps then inverse square root,
+batches of 64 length-bucketed, label smoothing 0.1, clipping 1.0, seed 0). The reference is
+initialised as the course's :class:`TranslationTransformer` is (:func:`course_initialisation`):
+embeddings N(0, 1/d) with a zero ``<pad>`` row; Xavier-uniform on each of the query, key and
+value projections as a D x D matrix (``nn.Transformer`` itself draws the packed 3D x D
+``in_proj_weight`` at once, sqrt(2) smaller); ``nn.Linear``'s default for the attention
+out-projection and the feed-forward layers (``nn.Transformer`` draws them Xavier); zero
+biases in attention. What still differs, all of it inside ``nn.Transformer``'s structure:
 
-* ``nn.Transformer`` initialises every matrix of its stacks Xavier-uniform, feed-forward
-  layers included (the course: Xavier for the attention projections, PyTorch's default for
-  the feed-forward layers);
-* it ends the encoder and the decoder with an extra LayerNorm, post-LN or not;
-* its output layer is separate, with a bias (the course ties it to the target embedding);
+* it ends the encoder and the decoder with an extra LayerNorm (the course's post-LN stacks
+  have none);
+* its output layer is its own matrix (``nn.Linear``'s default), where the
+  course ties it to the target embedding: the reference has more parameters (both counts are
+  printed; 5,070,473 against 4,379,017 at the protocol's vocabularies);
 * it applies no dropout to the embeddings (the course: dropout 0.1 after the positions);
 * it has no key/value cache, so it is decoded by recomputing (evaluation time is not
   counted, so this changes no figure).
+
+The models' epochs are **interleaved** (``recipe.interleaved``: one epoch of each in turn),
+so whatever else the machine does falls on all of them alike. All the comparisons of a run
+are one family: their p-values are Holm-adjusted together (per metric), and the test
+bootstrap resamples whole groups of pairs that share a sentence (``groups=``), as the split
+keeps them together. The run's hypotheses at the compared epochs are kept in a JSON record
+beside the text one, so that any later run scored on the same test sentences can be compared
+with them, pair by pair.
 
 ``gru`` and ``bahdanau`` are the recurrent models of Chapters 1 and 2
 (:class:`RecurrentTranslator`, embeddings and GRUs of 256, tied output layer) trained with the
@@ -43,17 +54,19 @@ same recipe, for Chapter 5's comparison.
 from __future__ import annotations
 
 import argparse
-import platform
+import json
 import sys
 
 import torch
-from recipe import COURSE, data, train
+from recipe import COURSE, Record, data, interleaved, train
 from torch import nn
 
 from course_lib.decoding import greedy_decode, translate
 from course_lib.metrics import corpus_bleu, corpus_chrf, paired_bootstrap
+from course_lib.multiple_comparisons import holm
 from course_lib.positional import PositionalEncoding
 from course_lib.recurrent_translation import RecurrentConfig, RecurrentTranslator
+from course_lib.tatoeba import group_labels
 from course_lib.translation import TranslationConfig, TranslationTransformer
 from course_lib.vocab import PAD
 
@@ -75,10 +88,7 @@ class Reference(nn.Module):
         self.positional = PositionalEncoding(64, d_model)
         self.transformer = nn.Transformer(d_model, 4, 2, 2, 512, 0.1, batch_first=True)
         self.output = nn.Linear(d_model, tgt_vocab)
-        for embedding in (self.src_embed, self.tgt_embed):
-            nn.init.normal_(embedding.weight, std=d_model**-0.5)
-            with torch.no_grad():
-                embedding.weight[PAD].zero_()
+        course_initialisation(self)
 
     def forward(self, src, tgt_in):
         T = tgt_in.shape[1]
@@ -94,18 +104,37 @@ class Reference(nn.Module):
         return self.output(h)
 
 
+def course_initialisation(model: Reference) -> None:
+    """Initialise the reference as :class:`TranslationTransformer` initialises the course's."""
+    d_model = model.src_embed.embedding_dim
+    with torch.no_grad():
+        for embedding in (model.src_embed, model.tgt_embed):
+            nn.init.normal_(embedding.weight, std=d_model**-0.5)
+            embedding.weight[PAD].zero_()
+        layers = [*model.transformer.encoder.layers, *model.transformer.decoder.layers]
+        for layer in layers:
+            attentions = [layer.self_attn, getattr(layer, "multihead_attn", None)]
+            for attention in filter(None, attentions):
+                # (3D, D) -> three (D, D) views: Q, K and V drawn each as its own matrix
+                for weight in attention.in_proj_weight.split(d_model):
+                    nn.init.xavier_uniform_(weight)
+                nn.init.zeros_(attention.in_proj_bias)
+                attention.out_proj.reset_parameters()  # nn.Linear's default
+                nn.init.zeros_(attention.out_proj.bias)
+            layer.linear1.reset_parameters()
+            layer.linear2.reset_parameters()
+
+
 def reference_greedy(model: Reference, src: torch.Tensor) -> torch.Tensor:
     """Greedy decoding by recomputation (``nn.Transformer`` has no cache)."""
     return greedy_decode(model, src, recompute="everything")
 
 
-def run(name, model, decode, budget, split, src_vocab, tgt_vocab, train_ids):
-    """Train for ``budget`` CPU seconds; at every epoch end keep the validation BLEU and the
-    test translations. Returns ``[(seconds, epoch, validation BLEU, test hypotheses)]``."""
-    curve = []
+def run(name, model, decode, budget, split, src_vocab, tgt_vocab, train_ids, turns, curve):
+    """Train for ``budget`` CPU seconds, taking ``turns`` with the other models; at every
+    epoch end append ``(seconds, epoch, validation BLEU, test hypotheses)`` to ``curve``."""
     val_fr, val_en = zip(*split.validation, strict=True)
     test_fr, test_en = zip(*split.test, strict=True)
-    print(f"{name}: {sum(p.numel() for p in model.parameters()):,} parameters", flush=True)
 
     def evaluate(trainer):
         val = translate(model, val_fr, src_vocab, tgt_vocab, decode=decode)
@@ -119,15 +148,21 @@ def run(name, model, decode, budget, split, src_vocab, tgt_vocab, train_ids):
             flush=True,
         )
 
-    train(model, COURSE, train_ids, budget, evaluate)
-    return curve
+    train(model, COURSE, train_ids, budget, evaluate, turns=turns, name=name)
 
 
-def compare(label_a, hyps_a, label_b, hyps_b, refs) -> None:
+def compare_all(pairs, refs, groups) -> None:
+    """Every comparison ``(label_a, hyps_a, label_b, hyps_b)`` of the run, one family per
+    metric: groups resampled, p-values Holm-adjusted over the family."""
     for metric in ("BLEU", "chrF"):
-        result = paired_bootstrap(hyps_a, hyps_b, refs, metric=metric)
-        verdict = "significant" if result.significant else "not significant"
-        print(f"  {label_a} - {label_b}: {result} ({verdict})")
+        results = [
+            paired_bootstrap(a, b, refs, metric=metric, groups=groups) for _, a, _, b in pairs
+        ]
+        adjusted = holm([r.p_value for r in results])
+        print(f"\n{metric}: {len(results)} comparisons, Holm-adjusted over the {len(results)}")
+        for (label_a, _, label_b, _), result, p in zip(pairs, results, adjusted, strict=True):
+            verdict = "significant" if p <= 0.05 else "not significant"
+            print(f"  {label_a} - {label_b}: {result}, Holm p = {p:.3f} ({verdict})")
 
 
 def main() -> int:
@@ -138,27 +173,37 @@ def main() -> int:
         default="course,reference",
         help="comma-separated: course, reference, gru, bahdanau",
     )
+    parser.add_argument("--record", default="translation", help="record name ('' for none)")
     args = parser.parse_args()
     models = args.models.split(",")
     unknown = sorted(set(models) - {"course", "reference", "gru", "bahdanau"})
     if unknown:
         parser.error(f"unknown models {unknown}")
     torch.set_num_threads(1)
+    with Record(args.record or "translation", enabled=bool(args.record)) as record:
+        run_all(models, args.budget, record)
+    return 0
+
+
+def run_all(models, budget, record) -> None:
     split, src_vocab, tgt_vocab, train_ids = data()
+    refs = [t for _, t in split.test]
+    groups = group_labels(split.test)
     print(
-        f"{platform.processor() or platform.machine()}, torch {torch.__version__}, "
-        f"1 thread; pairs {len(split.train)}/{len(split.validation)}/{len(split.test)}, "
-        f"vocab fr {len(src_vocab)} en {len(tgt_vocab)}",
+        f"pairs {len(split.train)}/{len(split.validation)}/{len(split.test)} "
+        f"(test: {len(set(groups))} groups that share a sentence), "
+        f"vocab fr {len(src_vocab)} en {len(tgt_vocab)}; {budget} training CPU s per model, "
+        "epochs interleaved",
         flush=True,
     )
-    curves = {}
+    built = {}
     for name in models:
         torch.manual_seed(0)
         if name == "course":
             config = TranslationConfig(len(src_vocab), len(tgt_vocab), **COURSE["config"])
-            model, decode = TranslationTransformer(config), greedy_decode
+            built[name] = TranslationTransformer(config), greedy_decode
         elif name == "reference":
-            model, decode = Reference(len(src_vocab), len(tgt_vocab)), reference_greedy
+            built[name] = Reference(len(src_vocab), len(tgt_vocab)), reference_greedy
         else:
             config = RecurrentConfig(
                 len(src_vocab),
@@ -169,38 +214,78 @@ def main() -> int:
                 tie_embeddings=True,
                 attention="none" if name == "gru" else "bahdanau",
             )
-            model, decode = RecurrentTranslator(config), greedy_decode
-        curves[name] = run(name, model, decode, args.budget, split, src_vocab, tgt_vocab, train_ids)
-    refs = [t for _, t in split.test]
+            built[name] = RecurrentTranslator(config), greedy_decode
+        model = built[name][0]
+        print(f"{name}: {sum(p.numel() for p in model.parameters()):,} parameters", flush=True)
+    curves = {name: [] for name in models}
+    interleaved(
+        {
+            name: (
+                lambda turns, name=name: run(
+                    name,
+                    *built[name],
+                    budget,
+                    split,
+                    src_vocab,
+                    tgt_vocab,
+                    train_ids,
+                    turns,
+                    curves[name],
+                )
+            )
+            for name in models
+        }
+    )
     print("\ntest BLEU (greedy) at each epoch end, against training CPU seconds")
     for name, curve in curves.items():
         points = "  ".join(f"{s:.0f} s {corpus_bleu(h, refs).score:.1f}" for s, _, _, h in curve)
         print(f"  {name:9} {points}")
-    print("\nbest epoch of each model, chosen on validation BLEU; scored on test:")
-    best = {}
+    print(
+        "\nbest epoch of each model, chosen on validation BLEU; scored on test "
+        "(95 % intervals: groups resampled):"
+    )
+    kept = {}
     for name, curve in curves.items():
         seconds, epoch, val, hyps = max(curve, key=lambda point: point[2])
-        best[name] = hyps
+        kept[f"best {name}"] = {"seconds": seconds, "epoch": epoch, "validation": val, "test": hyps}
         print(
             f"  {name:9} {seconds:4.0f} CPU s (epoch {epoch}, validation {val:.1f}):  "
-            f"{corpus_bleu(hyps, refs, n_bootstrap=1000)}  "
-            f"{corpus_chrf(hyps, refs, n_bootstrap=1000)}"
+            f"{corpus_bleu(hyps, refs, n_bootstrap=1000, groups=groups)}  "
+            f"{corpus_chrf(hyps, refs, n_bootstrap=1000, groups=groups)}"
         )
+    pairs = []
     names = list(curves)
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
-            compare(f"best {a}", best[a], f"best {b}", best[b], refs)
+            pairs.append(
+                (f"best {a}", kept[f"best {a}"]["test"], f"best {b}", kept[f"best {b}"]["test"])
+            )
     if "course" in curves and "reference" in curves:
         within = [point for point in curves["course"] if point[0] <= 300] or curves["course"][:1]
-        course, reference = within[-1], curves["reference"][-1]
-        compare(
-            f"course at {course[0]:.0f} s",
-            course[3],
-            f"reference at {reference[0]:.0f} s",
-            reference[3],
-            refs,
-        )
-    return 0
+        for label, (seconds, epoch, val, hyps) in (
+            (f"course at {within[-1][0]:.0f} s", within[-1]),
+            (f"reference at {curves['reference'][-1][0]:.0f} s", curves["reference"][-1]),
+        ):
+            kept[label] = {"seconds": seconds, "epoch": epoch, "validation": val, "test": hyps}
+        a, b = list(kept)[-2:]
+        pairs.append((a, kept[a]["test"], b, kept[b]["test"]))
+    compare_all(pairs, refs, groups)
+    if record.enabled:
+        path = record.path.with_suffix(".json")
+        curves_out = {
+            name: [
+                {
+                    "seconds": round(s, 1),
+                    "epoch": e,
+                    "validation": round(v, 2),
+                    "test": round(corpus_bleu(h, refs).score, 2),
+                }
+                for s, e, v, h in curve
+            ]
+            for name, curve in curves.items()
+        }
+        path.write_text(json.dumps({"curves": curves_out, "kept": kept}, indent=1) + "\n")
+        print(f"hypotheses of the compared epochs: {path.name}")
 
 
 if __name__ == "__main__":

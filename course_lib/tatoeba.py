@@ -35,6 +35,7 @@ from course_lib.datafiles import ENG_FRA, DataFileError, load_text, read_text
 __all__ = [
     "ENGLISH_PREFIXES",
     "Split",
+    "group_labels",
     "load_pairs",
     "normalize",
     "parse_pairs",
@@ -175,6 +176,20 @@ def sentence_groups(pairs: Sequence[tuple[str, str]]) -> list[list[int]]:
     for i in range(len(pairs)):
         groups.setdefault(root(i), []).append(i)
     return list(groups.values())
+
+
+def group_labels(pairs: Sequence[tuple[str, str]]) -> list[int]:
+    """One label per pair: the number of its group in :func:`sentence_groups`.
+
+    The form the metrics' ``groups=`` takes, so that a bootstrap resamples whole groups::
+
+        corpus_bleu(hypotheses, references, groups=group_labels(split.test))
+    """
+    labels = [0] * len(pairs)
+    for number, members in enumerate(sentence_groups(pairs)):
+        for i in members:
+            labels[i] = number
+    return labels
 
 
 def split_pairs(

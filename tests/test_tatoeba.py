@@ -9,6 +9,7 @@ import pytest
 from course_lib.datafiles import DataFileError
 from course_lib.tatoeba import (
     Split,
+    group_labels,
     load_pairs,
     normalize,
     parse_pairs,
@@ -94,6 +95,7 @@ def test_sentence_groups_are_the_connected_components():
         ("i m ok", "je vais bien"),  # 5: the sides are not mixed up: alone
     ]
     assert sentence_groups(pairs) == [[0, 1, 2, 4], [3], [5]]
+    assert group_labels(pairs) == [0, 0, 0, 1, 0, 2]
 
 
 def test_split_keeps_every_sentence_on_one_side():
