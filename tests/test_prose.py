@@ -71,3 +71,40 @@ def test_a_planted_stale_number_is_reported_with_its_cell(tmp_path):
     stale = prose_numbers.check(path)
     assert [(s.notebook, s.cell, s.number) for s in stale] == [(chapter.name, index, "78.4")]
     assert "78.4" in str(stale[0]) and f"markdown cell {index}" in str(stale[0])
+
+
+def test_a_benchmark_tag_must_name_a_record_that_holds_its_numbers(tmp_path):
+    # 3073.9 and 769.3 are printed in the committed memory record; 3074.9 is not
+    record = "[source: benchmarks/modern.py memory; record 2026-11-25_modern_memory]"
+    assert stale_numbers(tmp_path, f"Peaks of 3073.9 and 769.3 MiB {record}.") == []
+    assert stale_numbers(tmp_path, f"A peak of 3074.9 MiB {record}.") == ["3074.9"]
+    # the path form, and the short form for a second record of the same date and benchmark
+    path = "[source: benchmarks/results/2026-11-25_modern_attention.txt and _memory.txt]"
+    assert stale_numbers(tmp_path, f"Peaks of 3073.9 and 769.3 MiB {path}.") == []
+    # "the same records" reuses the tag before it
+    text = f"A peak of 3073.9 MiB {record}.\n\nAgain 769.3 and 12.5 [source: the same record]."
+    assert stale_numbers(tmp_path, text) == ["12.5"]
+    # a benchmark without a record, or a record that is not there, is reported
+    path = tmp_path / "nb.ipynb"
+    for tag, problem in [
+        ("[source: benchmarks/translation.py, 2026-11-24]", "no record"),
+        ("[source: record 2026-11-24_translation]", "does not hold"),
+    ]:
+        nbformat.write(notebook(f"It scores 44.0 BLEU {tag}."), path)
+        stale = prose_numbers.check(path)
+        assert len(stale) == 1 and problem in str(stale[0]), stale
+    # numbers printed by the notebook itself still count beside the record
+    assert stale_numbers(tmp_path, f"It scores 44.0 {record}.", "BLEU 44.0\n") == []
+
+
+def test_a_planted_number_under_a_record_tag_is_reported():
+    chapter = next(p for p in CHAPTERS if p.name == "07_modern_transformers.ipynb")
+    nb = nbtools.read(chapter)
+    index = next(
+        i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "| 3073.9 |" in c.source
+    )
+    assert prose_numbers.check_cells(nb, chapter.name) == []
+    nb.cells[index].source = nb.cells[index].source.replace("| 3073.9 |", "| 3037.9 |", 1)
+    stale = prose_numbers.check_cells(nb, chapter.name)
+    assert [(s.cell, s.number) for s in stale] == [(index, "3037.9")]
+    assert "2026-11-25_modern_memory" in str(stale[0])

@@ -14,6 +14,16 @@ The rule (README, "For authors"): every number that a markdown cell states is
    is plain text, so a reader sees it in Jupyter and on Colab as well as on the rendered
    page.
 
+**A benchmark's numbers are checked against its record.** A tag that names anything under
+``benchmarks/`` must name the committed record(s) the numbers come from, in
+``benchmarks/results/``: ``benchmarks/results/2026-11-26_translation.txt``, or ``record(s)
+2026-11-25_modern_blocks and _positions`` (``_positions`` is short for the record of the same
+date and benchmark). Every number of the paragraph (and of a table right after it) must then be
+found in those records -- printed there as the prose rounds it -- or in the notebook's own
+outputs or code. A tag that says ``the same record(s)`` reuses the records of the tag before
+it in the notebook. A tag that names a benchmark but no record, or a record that does not
+exist, is reported too.
+
 Not checked: numbers inside inline code, maths, links and directive lines; chapter,
 exercise, section and figure numbers ("Chapter 3", "exercise 7"); years (1900-2099); and
 the integers 0 to 10, which the prose uses as words ("5 fixes", "2 layers").
@@ -37,9 +47,15 @@ import nbtools  # noqa: E402
 # a number may end in "x" (times: "1.4x"), but not run on into a word ("0x1f", "3rd")
 NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[eE]([-+]?\d+))?(?![^\Wx]|x\w)")
 SOURCE_TAG = re.compile(r"\[source:[^\]]+\]")
+RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
+RECORD = re.compile(
+    r"(\d{4}-\d{2}-\d{2})_([A-Za-z0-9]+)((?:_[\w-]+?)*)(?:\.(?:txt|json))?(?![\w.])"
+)
+RECORD_SHORT = re.compile(r"(?<=[\s,])_([\w-]+?)(?:\.(?:txt|json))?(?![\w.])")
 CITATION = re.compile(r"\{cite(?::\w+)?\}`[^`]*`")
 # Parts of markdown whose numbers are not prose: maths, code, roles, links' targets, HTML.
 HIDDEN = [
+    re.compile(r"\[source:[^\]]+\]"),  # a tag's dates and versions are not prose numbers
     re.compile(r"\$\$.*?\$\$", re.S),
     re.compile(r"\$[^$\n]+\$"),
     re.compile(r"```.*?```", re.S),
@@ -64,10 +80,20 @@ class Stale:
     cell: int
     number: str
     sentence: str
+    records: tuple[str, ...] = ()  # the records its tag names, where it has one
+    problem: str = ""  # a tag that cannot be checked: no record named, or none found
 
     def __str__(self) -> str:
+        where = f"{self.notebook}, markdown cell {self.cell}"
+        if self.problem:
+            return f"{where}: {self.problem}: {self.sentence!r}"
+        if self.records:
+            return (
+                f"{where}: {self.number!r} is not in the record(s) its tag names "
+                f"({', '.join(self.records)}) nor in the outputs or the code: {self.sentence!r}"
+            )
         return (
-            f"{self.notebook}, markdown cell {self.cell}: {self.number!r} is not in the "
+            f"{where}: {self.number!r} is not in the "
             f"outputs or the code, and has no [source: ...] tag: {self.sentence!r}"
         )
 
@@ -104,9 +130,9 @@ def _structural(text: str) -> set[tuple[int, int]]:
 class Evidence:
     """What a notebook's prose may quote: its outputs' numbers and its code's constants."""
 
-    def __init__(self, nb) -> None:
-        outputs, code = [], []
-        for cell in nb.cells:
+    def __init__(self, nb=None, *, printed: str = "") -> None:
+        outputs, code = [printed], []
+        for cell in nb.cells if nb is not None else []:
             if cell.cell_type != "code":
                 continue
             code.append(cell.source)
@@ -128,43 +154,114 @@ class Evidence:
         )
 
 
+def named_records(tag: str, previous: tuple[str, ...] = ()) -> tuple[str, ...] | None:
+    """The record names a ``[source: ...]`` tag gives (``None``: it names no benchmark)."""
+    if re.search(r"\bthe same records?\b", tag):
+        return previous
+    names = []
+    for m in RECORD.finditer(tag):
+        prefix = f"{m.group(1)}_{m.group(2)}"
+        names.append(prefix + m.group(3))
+        rest = tag[m.end() :]
+        stop = RECORD.search(rest)
+        for short in RECORD_SHORT.finditer(rest[: stop.start() if stop else len(rest)]):
+            names.append(f"{prefix}_{short.group(1)}")
+    if names or "benchmarks/" in tag:
+        return tuple(dict.fromkeys(names))
+    return None
+
+
+def _record_text(names: tuple[str, ...]) -> tuple[str, list[str]]:
+    texts, missing = [], []
+    for name in names:
+        found = [RESULTS / f"{name}.txt", RESULTS / f"{name}.json"]
+        found = [f for f in found if f.exists()]
+        if not found:
+            missing.append(name)
+        texts += [f.read_text(encoding="utf-8") for f in found]
+    return "\n".join(texts), missing
+
+
 def check(path: Path) -> list[Stale]:
     """The unsupported numbers of one notebook's prose."""
-    nb = nbtools.read(path)
+    return check_cells(nbtools.read(path), Path(path).name)
+
+
+def check_cells(nb, name: str) -> list[Stale]:
+    """The unsupported numbers of a notebook already read (``name`` for the messages)."""
     evidence = Evidence(nb)
     stale = []
+    last_records: tuple[str, ...] = ()
+    reported = set()  # blocks whose tag was reported once
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "markdown":
             continue
         text = _hide(cell.source)
         skip = _structural(text)
-        covered = _tagged_blocks(cell.source)
+        covered = []  # (start, end, records or None)
+        for start, end, tag in _tagged_blocks(cell.source):
+            records = named_records(tag, last_records)
+            if records:
+                last_records = records
+            covered.append((start, end, records))
         for sentence in _sentences(text):
             start, body = sentence
+            words = " ".join(cell.source[start : start + len(body)].split())[:160]
             if CITATION.search(cell.source[start : start + len(body)]):
                 continue
-            if any(a <= start < b for a, b in covered):
-                continue
+            block = next((c for c in covered if c[0] <= start < c[1]), None)
+            quoted, records = evidence, ()
+            if block is not None:
+                if block[2] is None:  # a source that is not a benchmark: the tag is the rule
+                    continue
+                records = block[2]
+                problem = ""
+                if not records:
+                    problem = (
+                        "its [source: ...] tag names a benchmark but no record in "
+                        "benchmarks/results/ (name the record, e.g. 2026-11-26_translation)"
+                    )
+                text_of, missing = _record_text(records)
+                if missing and not problem:
+                    problem = (
+                        f"its [source: ...] tag names record(s) {', '.join(missing)}, which "
+                        "benchmarks/results/ does not hold"
+                    )
+                if problem:
+                    if (index, block[0]) not in reported:
+                        reported.add((index, block[0]))
+                        stale.append(Stale(name, index, "", words, problem=problem))
+                    continue
+                quoted = _Either(evidence, Evidence(printed=text_of))
             for m in NUMBER.finditer(body):
                 span = (start + m.start(), start + m.end())
                 value, decimals = _value(m)
                 if span in skip or _exempt(value, decimals, m.group(0)):
                     continue
-                if not evidence.supports(value, decimals):
-                    words = " ".join(cell.source[start : start + len(body)].split())
-                    stale.append(Stale(path.name, index, m.group(0), words[:160]))
+                if not quoted.supports(value, decimals):
+                    stale.append(Stale(name, index, m.group(0), words, records))
     return stale
 
 
-def _tagged_blocks(source: str) -> list[tuple[int, int]]:
-    """Character spans of the paragraphs that carry a source tag, and of a table after one."""
+class _Either:
+    def __init__(self, *evidence: Evidence) -> None:
+        self.evidence = evidence
+
+    def supports(self, value: float, decimals: int) -> bool:
+        return any(e.supports(value, decimals) for e in self.evidence)
+
+
+def _tagged_blocks(source: str) -> list[tuple[int, int, str]]:
+    """The paragraphs that carry a source tag, and a table after one: ``(start, end, tag)``."""
     spans, previous, offset = [], "", 0
     for block in re.split(r"(\n\s*\n)", source):
-        tagged = SOURCE_TAG.search(block) or (
+        tag = SOURCE_TAG.search(block) or (
             block.lstrip().startswith("|") and SOURCE_TAG.search(previous)
         )
-        if tagged:
-            spans.append((offset, offset + len(block)))
+        if tag:
+            spans.append(
+                (offset, offset + len(block), " ".join(SOURCE_TAG.findall(block)) or tag.group(0))
+            )
         if block.strip():
             previous = block
         offset += len(block)
