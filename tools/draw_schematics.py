@@ -5,10 +5,10 @@
     python tools/draw_schematics.py --check    exit 1 and name the stale files or cells
     python tools/draw_schematics.py --png DIR  also write PNG previews into DIR (for authors)
 
-Eight diagrams, one function each (``encoder_decoder``, ``attention_context``, ``multi_head``,
+Nine diagrams, one function each (``encoder_decoder``, ``attention_context``, ``multi_head``,
 ``transformer_encoder_decoder``, ``three_attentions``, ``attention_decoders``,
-``scoring_functions``, ``transformer_families``), drawn with matplotlib alone: boxes are ``FancyBboxPatch``, arrows
-``FancyArrowPatch``, formulas mathtext. ``SCHEMATICS`` maps each name (the SVG's file stem)
+``scoring_functions``, ``transformer_families``, ``sinusoidal_positions``), drawn with
+matplotlib alone: boxes are ``FancyBboxPatch``, arrows ``FancyArrowPatch``, formulas mathtext. ``SCHEMATICS`` maps each name (the SVG's file stem)
 to its alt text, one sentence for screen readers.
 
 The output is byte-identical from run to run, so that ``--check`` and the tests can compare
@@ -37,6 +37,7 @@ import argparse
 import base64
 import html
 import io
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +46,7 @@ import matplotlib
 import matplotlib.style
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
-from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch, Rectangle
+from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch, Rectangle, Wedge
 from matplotlib.path import Path as MplPath
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,6 +107,15 @@ SCHEMATICS: dict[str, str] = {
         "two stacks joined by cross-attention; a decoder-only model with a causal mask lets "
         "every token see itself and the tokens before it, in one stack; and a decoder-only "
         "model with a prefix mask gives the encoder-decoder's pattern in one stack."
+    ),
+    "sinusoidal_positions": (
+        "Four dials, one per pair of dimensions of an 8-wide sinusoidal encoding, turning at "
+        "1, 0.1, 0.01 and 0.001 radian per position, each with a hand for position p = 2 and "
+        "one for position p + k = 5, which the fast dial has turned by 3 radians and the "
+        "slowest by hardly anything; below, PE(p + k) = M_k PE(p), where M_k is block "
+        "diagonal with one 2-by-2 rotation block per dial, rows cos k omega_i, sin k omega_i "
+        "and minus sin k omega_i, cos k omega_i, acting on the interleaved sine and cosine "
+        "of each dial."
     ),
 }
 
@@ -210,7 +220,7 @@ def _text(ax, x, y, text, size=FONT, **kw):
     ax.text(x, y, text, fontsize=size, linespacing=1.3, **{"ha": "center", "va": "center", **kw})
 
 
-# ---------------------------------------------------------------- the eight diagrams
+# ---------------------------------------------------------------- the nine diagrams
 def encoder_decoder() -> Figure:
     fig, ax = _canvas(10, 4.9, "An encoder\N{EN DASH}decoder, unrolled")
     y_in, y_gru, y_lin, y_out = 1.05, 2.1, 3.1, 3.8
@@ -665,6 +675,193 @@ def transformer_families() -> Figure:
     return fig
 
 
+def _dial(ax, x, y, r, angle, turn):
+    """A dial centred on (x, y): a blue hand at ``angle`` (radians, from the cosine axis,
+    anticlockwise as in Chapter 4's dial plots), a green one ``turn`` further, the turn an
+    orange wedge between them."""
+    ax.add_patch(Circle((x, y), r, fc="white", ec="#9a9a9a", lw=1.2))
+    for dx, dy in ((1, 0), (0, 1)):
+        ax.plot((x - dx * r, x + dx * r), (y - dy * r, y + dy * r), color=BORDER, lw=0.8)
+    start, end = math.degrees(angle), math.degrees(angle + turn)
+    ax.add_patch(Wedge((x, y), 0.72 * r, start, end, fc=_tint(ORANGE, 0.45), ec=ORANGE, lw=1))
+    for a, color, lw in ((angle, BLUE, 3.2), (angle + turn, GREEN, 1.6)):
+        tip = (x + r * math.cos(a), y + r * math.sin(a))
+        ax.plot((x, tip[0]), (y, tip[1]), color=color, lw=lw, solid_capstyle="round")
+        ax.add_patch(Circle(tip, 0.055 if color == BLUE else 0.04, color=color))
+    ax.add_patch(Circle((x, y), 0.04, color=INK))
+
+
+def _bracket(ax, x, y, h, side, w=0.07):
+    """A square bracket of height ``h`` centred on (x, y), opening to the right (side -1,
+    a left bracket) or to the left (side +1)."""
+    ax.plot(
+        (x - side * w, x, x, x - side * w),
+        (y - h / 2, y - h / 2, y + h / 2, y + h / 2),
+        color=INK,
+        lw=1.2,
+    )
+
+
+def _matrix(ax, x, y, rows, widths, row_h=0.36, size=FONT):
+    """``rows`` of mathtext entries in brackets, the left bracket at ``x``, centred on ``y``;
+    returns the x of the right bracket."""
+    h = len(rows) * row_h
+    _bracket(ax, x, y, h, -1)
+    left = x + 0.08
+    for i, row in enumerate(rows):
+        cy = y + h / 2 - (i + 0.5) * row_h
+        cx = left
+        for entry, w in zip(row, widths, strict=True):
+            _text(ax, cx + w / 2, cy, entry, size)
+            cx += w
+    right = left + sum(widths) + 0.08
+    _bracket(ax, right, y, h, 1)
+    return right
+
+
+def sinusoidal_positions() -> Figure:
+    fig, ax = _canvas(11, 5.9, "Sinusoidal positions: dials, and a shift is a rotation")
+    p, k, d = 2, 3, 8
+    speeds = [1 / 10000 ** (2 * i / d) for i in range(d // 2)]
+    # Top: one dial per pair of dimensions, hands for positions p and p + k.
+    _text(
+        ax,
+        5.5,
+        5.1,
+        "one dial per pair of dimensions $(2i,\\, 2i{+}1)$, turning "
+        "$\\omega_i = 1\\,/\\,10000^{2i/d}$ radian per position ($d = 8$)",
+        weight="bold",
+    )
+    names = ("1", "0.1", "0.01", "0.001")
+    xs, y, r = [1.15 + 2.2 * i for i in range(d // 2)], 3.55, 0.62
+    for i, (x, speed, name) in enumerate(zip(xs, speeds, names, strict=True)):
+        _text(ax, x, 4.78, f"dims {2 * i}, {2 * i + 1}", size=SMALL)
+        _text(ax, x, 4.48, f"$\\omega_{i} = {name}$")
+        _dial(ax, x, y, r, p * speed, k * speed)
+        turn = f"{k * speed:g}"
+        _text(ax, x, 2.75, f"turns $k\\omega_{i} = {turn}$ rad", size=SMALL, color="#b35300")
+        if i:
+            _arrow(ax, (xs[i - 1] + 0.6, 4.48), (x - 0.6, 4.48), color=GREY_EDGE, lw=1)
+            _text(ax, (xs[i - 1] + x) / 2, 4.64, "10\N{MULTIPLICATION SIGN} slower", size=SMALL)
+    _text(ax, xs[0] + r + 0.05, y, "cos", size=SMALL, ha="left")
+    _text(ax, xs[0] + 0.05, y + r - 0.12, "sin", size=SMALL, ha="left")
+    legend = (
+        (BLUE, 3.2, "position $p = 2$:\nangle $p\\,\\omega_i$"),
+        (GREEN, 1.6, "position $p + k = 5$:\nangle $(p + k)\\,\\omega_i$"),
+    )
+    for j, (color, lw, label) in enumerate(legend):
+        ly = 4.05 - 0.62 * j
+        ax.plot((8.8, 9.15), (ly, ly), color=color, lw=lw, solid_capstyle="round")
+        _text(ax, 9.25, ly, label, size=SMALL, ha="left")
+    ax.add_patch(Wedge((8.8, 2.68), 0.36, 0, 35, fc=_tint(ORANGE, 0.45), ec=ORANGE, lw=1))
+    _text(
+        ax,
+        9.25,
+        2.83,
+        "the offset $k = 3$\nturns every hand\nby $k\\,\\omega_i$",
+        size=SMALL,
+        ha="left",
+    )
+    ax.plot((0.3, 10.7), (2.5, 2.5), color=BORDER, lw=1, ls=(0, (4, 3)))
+    # Bottom left: PE(p + k) = M_k PE(p), M_k block diagonal.
+    _text(
+        ax,
+        2.75,
+        2.24,
+        "$\\mathrm{PE}(p + k) = M_k\\,\\mathrm{PE}(p)$ for every $p$",
+        weight="bold",
+    )
+    cell, top = 0.2, 1.98
+    rows = ["sin", "cos"] * (d // 2)
+
+    def column(x0, color, label):
+        for j, name in enumerate(rows):
+            ax.add_patch(
+                Rectangle((x0, top - (j + 1) * cell), 0.42, cell, fc=_tint(color), ec=color, lw=0.8)
+            )
+            _text(ax, x0 + 0.21, top - (j + 0.5) * cell, name, size=SMALL)
+        _text(ax, x0 + 0.21, top - d * cell - 0.15, label, size=SMALL)
+
+    column(0.55, GREEN, "$\\mathrm{PE}(p{+}k)$")
+    _text(ax, 1.2, top - d * cell / 2, "=", size=TITLE)
+    x0 = 1.45
+    for j in range(d):
+        for m in range(d):
+            block = j // 2 == m // 2
+            ax.add_patch(
+                Rectangle(
+                    (x0 + m * cell, top - (j + 1) * cell),
+                    cell,
+                    cell,
+                    fc=_tint(ORANGE, 0.45) if block else "white",
+                    ec="#c8c8c8",
+                    lw=0.6,
+                )
+            )
+    for i in range(d // 2):
+        ax.add_patch(
+            Rectangle(
+                (x0 + 2 * i * cell, top - (2 * i + 2) * cell),
+                2 * cell,
+                2 * cell,
+                fc="none",
+                ec=ORANGE,
+                lw=1.4,
+            )
+        )
+        _text(ax, x0 + (2 * i + 1) * cell, top - (2 * i + 1) * cell, f"$R_{i}$", size=SMALL)
+    _text(ax, x0 + 6 * cell, top - 2 * cell, "0", size=TITLE, color="#8a8a8a")
+    _text(ax, x0 + 2 * cell, top - 6 * cell, "0", size=TITLE, color="#8a8a8a")
+    _text(ax, x0 + d * cell / 2, top - d * cell - 0.15, "$M_k$", size=SMALL)
+    column(x0 + d * cell + 0.15, BLUE, "$\\mathrm{PE}(p)$")
+    _text(
+        ax,
+        4.0,
+        top - d * cell / 2,
+        "block diagonal:\none rotation $R_i$\nper dial, zeros\nelsewhere",
+        size=SMALL,
+        ha="left",
+    )
+    ax.plot((5.45, 5.45), (0.3, 2.35), color=BORDER, lw=1, ls=(0, (4, 3)))
+    # Bottom right: one block, the rotation of dial i by k omega_i.
+    _text(ax, 8.1, 2.24, "one block: dial $i$, rows $2i$ and $2i{+}1$", weight="bold")
+    y = 1.35
+    right = _matrix(
+        ax,
+        5.65,
+        y,
+        [["$\\sin\\,(p{+}k)\\omega_i$"], ["$\\cos\\,(p{+}k)\\omega_i$"]],
+        [1.3],
+    )
+    _text(ax, right + 0.2, y, "=", size=TITLE)
+    right = _matrix(
+        ax,
+        right + 0.4,
+        y,
+        [
+            ["$\\cos k\\omega_i$", "$\\sin k\\omega_i$"],
+            ["$-\\sin k\\omega_i$", "$\\cos k\\omega_i$"],
+        ],
+        [0.85, 0.8],
+    )
+    right = _matrix(
+        ax,
+        right + 0.2,
+        y,
+        [["$\\sin p\\omega_i$"], ["$\\cos p\\omega_i$"]],
+        [0.8],
+    )
+    _text(
+        ax,
+        8.1,
+        0.55,
+        "$R_i$: a rotation by the angle $k\\,\\omega_i$, which depends on\n"
+        "the offset $k$ but not on the position $p$",
+        size=SMALL,
+    )
+    return fig
+
+
 DRAWINGS = {
     f.__name__: f
     for f in (
@@ -676,6 +873,7 @@ DRAWINGS = {
         attention_decoders,
         scoring_functions,
         transformer_families,
+        sinusoidal_positions,
     )
 }
 
