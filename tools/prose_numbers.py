@@ -252,9 +252,10 @@ class _Either:
 
 
 def _tagged_blocks(source: str) -> list[tuple[int, int, str]]:
-    """The paragraphs that carry a source tag, and a table after one: ``(start, end, tag)``."""
+    """The paragraphs (and list items) that carry a source tag, and a table after one:
+    ``(start, end, tag)``."""
     spans, previous, offset = [], "", 0
-    for block in re.split(r"(\n\s*\n)", source):
+    for block in re.split(r"(\n\s*\n|\n(?=[-*] ))", source):  # paragraphs and list items
         tag = SOURCE_TAG.search(block) or (
             block.lstrip().startswith("|") and SOURCE_TAG.search(previous)
         )
