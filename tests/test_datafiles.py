@@ -45,7 +45,9 @@ class FakeResponse(io.BytesIO):
 def zipped(text: str, member: str = ZIP.member) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr(member, text)
+        # a fixed date: the bytes (and so the test ids built from them) must not depend on
+        # the second the tests are collected in, or pytest-xdist's workers disagree
+        zf.writestr(zipfile.ZipInfo(member, date_time=(2020, 1, 1, 0, 0, 0)), text)
     return buf.getvalue()
 
 
