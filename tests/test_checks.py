@@ -406,10 +406,12 @@ def test_encoder_layer_check(capsys):
 from course_lib.checks import (  # noqa: E402
     check_attention_shapes,
     check_cached_attention_step,
+    check_chapter_vocabulary,
     check_decoder_self_attention_mask,
     check_label_smoothed_loss,
     check_token_positions,
 )
+from course_lib.checks.translation import CHAPTER_IDS, CHAPTER_VOCAB_SIZE  # noqa: E402
 from course_lib.positional import sinusoidal_encoding  # noqa: E402
 
 
@@ -457,6 +459,77 @@ def test_token_positions_check(capsys):
         check_token_positions(lambda *a: (token_positions(*a)[0].clamp(max=2), None))
     with pytest.raises(CheckFailed, match="a pair"):
         check_token_positions(lambda *a: token_positions(*a)[1])
+
+
+class StubVocab:
+    """Encodes every sentence as ``ids`` says (a real Vocab needs the data file)."""
+
+    def __init__(self, ids, size=CHAPTER_VOCAB_SIZE):
+        self.ids, self.size = ids, size
+
+    def encode(self, sentence):
+        return list(self.ids.get(sentence, CHAPTER_IDS[sentence]))
+
+    def __len__(self):
+        return self.size
+
+
+def test_chapter_vocabulary_check_names_the_way_it_was_built(capsys):
+    check_chapter_vocabulary(lambda: StubVocab({}))
+    assert "✓ chapter_vocabulary: all 3 sentences" in capsys.readouterr().out
+    assert "[24, 2551, 7, 1986, 2]" in str(CHAPTER_IDS)
+    cat = "le chat est noir"
+    for ids, size, message in [
+        ({cat: [24, 1875, 6, 1020, 2]}, 4603, r"got \[24, 1875, 6, 1020, 2\].*from all pairs"),
+        ({cat: [24, 1728, 7, 2128, 2]}, 4357, "training and validation"),
+        ({cat: [24, 598, 6, 3, 2]}, 1108, "from the validation split"),
+        ({cat: [3, 3, 3, 3, 2]}, 2697, "built from the English side"),
+        ({cat: [24, 2551, 7, 1986]}, 4102, "<eos> = 2"),
+        ({cat: [24, 1586, 7, 1985, 2]}, 4051, "has 4051 tokens, the chapter's 4102.*seed 0"),
+        ({}, 4101, "the ids agree, but the vocabulary has 4101 tokens"),
+    ]:
+        with pytest.raises(CheckFailed, match=message):
+            check_chapter_vocabulary(lambda ids=ids, size=size: StubVocab(ids, size))
+    with pytest.raises(CheckFailed, match="return the vocabulary itself.*got list"):
+        check_chapter_vocabulary(lambda: [24, 2551, 7, 1986, 2])
+    with pytest.raises(CheckFailed, match="not implemented yet"):
+        check_chapter_vocabulary(not_implemented)
+
+
+def _data_file():
+    import os
+    from pathlib import Path
+
+    folder = os.environ.get("COURSE_DATA_DIR")
+    path = Path(folder) / "eng-fra.txt.gz" if folder else None
+    return path if path and path.exists() else None
+
+
+@pytest.mark.skipif(_data_file() is None, reason="no local eng-fra.txt.gz (set COURSE_DATA_DIR)")
+def test_chapter_vocabulary_constants_are_the_chapters(capsys):
+    from course_lib.checks.translation import _WRONG_VOCABULARIES
+    from course_lib.tatoeba import load_pairs, split_pairs
+    from course_lib.vocab import Vocab
+
+    pairs = load_pairs(_data_file())
+    split = split_pairs(pairs, seed=0)
+    vocab = Vocab(fr for fr, _ in split.train)
+    assert {s: vocab.encode(s) for s in CHAPTER_IDS} == CHAPTER_IDS
+    assert len(vocab) == CHAPTER_VOCAB_SIZE
+    check_chapter_vocabulary(lambda: vocab)
+    assert capsys.readouterr().out.startswith("✓")
+    wrong = {
+        "all pairs": Vocab(fr for fr, _ in pairs),
+        "training and validation": Vocab(fr for fr, _ in split.train + split.validation),
+        "validation split": Vocab(fr for fr, _ in split.validation),
+        "English side": Vocab(en for _, en in split.train),
+        "seed 0": Vocab(fr for fr, _ in split_pairs(pairs, seed=1).train),
+    }
+    for words, vocab in wrong.items():
+        ids = tuple(vocab.encode("le chat est noir"))
+        assert ids in _WRONG_VOCABULARIES or words in ("English side", "seed 0"), words
+        with pytest.raises(CheckFailed, match=words):
+            check_chapter_vocabulary(lambda vocab=vocab: vocab)
 
 
 def attention_shapes(b, lq, lk, d, h):
@@ -607,6 +680,7 @@ def test_label_smoothed_loss_check(capsys):
     "check",
     [
         check_token_positions,
+        check_chapter_vocabulary,
         check_attention_shapes,
         check_decoder_self_attention_mask,
         check_cached_attention_step,
@@ -762,6 +836,7 @@ def test_shift_matrix_check_agrees_with_the_library_table(capsys):
         (check_cached_attention_step, cached_step),
         (check_label_smoothed_loss, smoothed_loss),
         (check_token_positions, token_positions),
+        (check_chapter_vocabulary, lambda: StubVocab({})),
         (check_attention_shapes, attention_shapes),
     ],
 )

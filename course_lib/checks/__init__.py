@@ -55,6 +55,7 @@ from course_lib.checks.transformer import (
 )
 from course_lib.checks.translation import (
     check_attention_shapes,
+    check_chapter_vocabulary,
     check_decoder_self_attention_mask,
     check_token_positions,
 )
@@ -79,6 +80,7 @@ __all__ = [
     "check_shift_matrix",
     # Chapter 5
     "check_token_positions",
+    "check_chapter_vocabulary",
     "check_attention_shapes",
     "check_decoder_self_attention_mask",
     "check_cached_attention_step",

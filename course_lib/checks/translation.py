@@ -1,5 +1,6 @@
-"""Self-checks for Chapter 5, the data into the model: token positions, attention shapes,
-the decoder's self-attention mask. Masks: True = blocked. (Decoding: ``checks.decoding``.)"""
+"""Self-checks for Chapter 5, the data into the model: token positions, the chapter's
+vocabulary, attention shapes, the decoder's self-attention mask. Masks: True = blocked.
+(Decoding: ``checks.decoding``.)"""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from course_lib.vocab import PAD, SOS, Vocab
 
 __all__ = [
     "check_token_positions",
+    "check_chapter_vocabulary",
     "check_attention_shapes",
     "check_decoder_self_attention_mask",
 ]
@@ -113,6 +115,82 @@ def check_token_positions(fn: Callable) -> None:
             ],
         )
     passed(name, len(cases))
+
+
+#: Ids in the chapter's French vocabulary, ``Vocab(fr for fr, _ in split.train)`` with
+#: ``split = split_pairs(load_pairs(), seed=0)``; tests/test_checks.py rebuilds them from the data.
+CHAPTER_IDS = {
+    "le chat est noir": [24, 2551, 7, 1986, 2],
+    "je suis tres fatigue": [4, 5, 25, 97, 2],
+    "je suis xylophoniste": [4, 5, 3, 2],  # "xylophoniste" is unknown: <unk> = 3
+}
+CHAPTER_VOCAB_SIZE = 4102  # tokens, the four special ones included
+
+#: "le chat est noir" in vocabularies built from the wrong pairs, and what went wrong.
+_WRONG_VOCABULARIES = {
+    (24, 1875, 6, 1020, 2): "the vocabulary was built from all pairs; it must come from the "
+    "training split only (split.train), or it holds every test word",
+    (24, 1728, 7, 2128, 2): "the vocabulary was built from the training and validation "
+    "splits; it must come from the training split only (split.train)",
+    (24, 598, 6, 3, 2): "the vocabulary was built from the validation split; it must come "
+    "from the training split (split.train)",
+}
+
+
+def check_chapter_vocabulary(fn: Callable) -> None:
+    """Check ``chapter_vocabulary() -> Vocab``: the chapter's French vocabulary, built from the
+    French side of the training split of ``split_pairs(load_pairs(), seed=0)``.
+
+    Compares the ids of three sentences (*le chat est noir* among them) and the size of the
+    vocabulary with the chapter's, and names the likely cause of a difference: the
+    vocabulary built from all pairs, from the English side, or from another split.
+    """
+    __tracebackhide__ = True
+    name = "chapter_vocabulary"
+    vocab = call_student(fn, name)
+    if not (callable(getattr(vocab, "encode", None)) and hasattr(vocab, "__len__")):
+        raise CheckFailed(
+            f"{name} should return the vocabulary itself (a course_lib.vocab.Vocab), got "
+            f"{type(vocab).__name__}: return Vocab(fr for fr, _ in split.train)"
+        )
+    size = len(vocab)
+    for sentence, expected in CHAPTER_IDS.items():
+        try:
+            got = [int(i) for i in vocab.encode(sentence)]
+        except Exception as err:  # a student's object that is not a Vocab after all
+            raise CheckFailed(
+                f"{name}() returned a {type(vocab).__name__} whose encode({sentence!r}) "
+                f"raised {type(err).__name__}: {err}"
+            ) from err
+        if got == expected:
+            continue
+        case = f"the ids of {sentence!r}: got {got}, expected {expected}"
+        if got[:-1] and all(i == 3 for i in got[:-1]):
+            why = (
+                "every word is <unk> = 3, so the vocabulary holds no French words: it was "
+                "built from the English side. load_pairs() gives (French, English) pairs; "
+                "take the first of each, Vocab(fr for fr, _ in split.train)"
+            )
+        elif got[-1:] != [2]:
+            why = "the last id should be <eos> = 2: use vocab.encode(sentence), which appends it"
+        else:
+            why = _WRONG_VOCABULARIES.get(
+                tuple(got),
+                f"your vocabulary has {size} tokens, the chapter's {CHAPTER_VOCAB_SIZE}: build "
+                "it as the chapter does, split = split_pairs(load_pairs(), seed=0) (seed 0), "
+                "then Vocab(fr for fr, _ in split.train) -- from the training split's French "
+                "side, not from all pairs, the English side or another seed",
+            )
+        raise CheckFailed(f"{name}: {case}. {why[0].upper()}{why[1:]}")
+    if size != CHAPTER_VOCAB_SIZE:
+        raise CheckFailed(
+            f"{name}: the ids agree, but the vocabulary has {size} tokens, the chapter's "
+            f"{CHAPTER_VOCAB_SIZE}: build it from split.train alone, with Vocab's defaults"
+        )
+    print(
+        f"✓ {name}: all {len(CHAPTER_IDS)} sentences get the chapter's ids, "
+        f"'le chat est noir' -> {CHAPTER_IDS['le chat est noir']}."
+    )
 
 
 def check_attention_shapes(fn: Callable) -> None:
