@@ -44,6 +44,7 @@ __all__ = [
     "constant_velocity",
     "constant_turn_rate",
     "HeadingFrameLinear",
+    "HeadingFrameQuadratic",
 ]
 
 
@@ -285,17 +286,20 @@ class HeadingFrameLinear:
     """Baseline: linear least squares from the observed fixes to the future, in the heading frame.
 
     Each trajectory is turned so that its last step points east (``+x``), with the last
-    fix at the origin; in that frame one linear map (with a bias) from the ``S`` observed
-    positions to the ``T`` future ones is fitted on the training split, by least squares.
-    Predictions are turned back. Rotating first makes a left turn look the same whichever
-    way the object was heading, so a linear model can learn speed, slowing and turn
-    continuation from a handful of coefficients.
+    fix at the origin. In that frame the fix before the last lies on the east axis, so
+    ``2 S - 3`` coordinates describe the ``S`` observed fixes (the others are zero for every
+    trajectory); one linear map (with a bias) from them to the ``T`` future positions is
+    fitted on the training split, by least squares: ``(2 S - 2) x 2 T`` coefficients, 48 for
+    five observed fixes and three future ones. Predictions are turned back. Rotating first
+    makes a left turn look the same whichever way the object was heading, so a linear model
+    can learn speed, slowing and turn continuation from a handful of coefficients.
 
     Build it with :meth:`fit` on ``(observed (N, S, 3), future (N, T, 3))``.
     """
 
-    def __init__(self, weights: np.ndarray) -> None:
-        self.weights = np.asarray(weights, dtype=np.float64)  # (2 S + 1, 2 T)
+    def __init__(self, weights: np.ndarray, observed_fixes: int) -> None:
+        self.weights = np.asarray(weights, dtype=np.float64)  # (design columns, 2 T)
+        self.observed_fixes = observed_fixes
 
     @staticmethod
     def _frame(observed) -> tuple[np.ndarray, np.ndarray]:
@@ -308,28 +312,67 @@ class HeadingFrameLinear:
         return _rotate(seen, -angle), angle
 
     @staticmethod
-    def _design(frame: np.ndarray) -> np.ndarray:
-        flat = frame.reshape(len(frame), -1)  # (N, S, 2) -> (N, 2 S)
-        return np.concatenate([flat, np.ones((len(frame), 1))], axis=1)  # and a bias column
+    def _inputs(frame: np.ndarray) -> np.ndarray:
+        """The ``2 S - 3`` coordinates that vary, ``(N, S, 2) -> (N, 2 S - 3)``: the fixes
+        before the last two, then the east coordinate of the fix before the last (the last
+        fix is the origin, and the fix before it has north 0)."""
+        earlier = frame[:, :-2].reshape(len(frame), -1)  # (N, 2 (S - 2))
+        return np.concatenate([earlier, frame[:, -2, :1]], axis=1)
+
+    @classmethod
+    def _design(cls, frame: np.ndarray) -> np.ndarray:
+        """Design matrix: the inputs and a bias column, ``(N, 2 S - 2)``."""
+        inputs = cls._inputs(frame)
+        return np.concatenate([inputs, np.ones((len(frame), 1))], axis=1)
 
     @classmethod
     def fit(cls, observed, future) -> HeadingFrameLinear:
-        """Least-squares weights on a training split ``(N, S, 3)``, ``(N, T, 3)``."""
+        """Least-squares weights on a training split.
+
+        Args:
+            observed: ``(N, S, 3)`` fixes ``[lat, lon, time]``, ``S >= 2``.
+            future: ``(N, T, 3)`` (or ``(N, T, 2)``) fixes that follow them.
+
+        Returns:
+            The fitted baseline; call it on observed fixes to predict.
+        """
         frame, angle = cls._frame(observed)
         _, ahead = relative_metres(observed, future)  # (N, T, 2)
         target = _rotate(ahead, -angle).reshape(len(ahead), -1)  # (N, T, 2) -> (N, 2 T)
         weights, *_ = np.linalg.lstsq(cls._design(frame), target, rcond=None)
-        return cls(weights)
+        return cls(weights, frame.shape[1])
 
     def __call__(self, observed) -> np.ndarray:
         """Predicted ``[lat, lon]`` ``(N, T, 2)`` for observed fixes ``(N, S, 3)``."""
         frame, angle = self._frame(observed)
-        design = self._design(frame)
-        if design.shape[1] != self.weights.shape[0]:
+        if frame.shape[1] != self.observed_fixes:
             raise ValueError(
-                f"fitted on {(self.weights.shape[0] - 1) // 2} observed fixes per trajectory, "
+                f"fitted on {self.observed_fixes} observed fixes per trajectory, "
                 f"got {frame.shape[1]}"
             )
-        ahead = (design @ self.weights).reshape(len(frame), -1, 2)  # (N, 2 T) -> (N, T, 2)
+        ahead = (self._design(frame) @ self.weights).reshape(len(frame), -1, 2)  # (N, T, 2)
         seen = _track(observed, "observed", 2)
         return from_local(_rotate(ahead, angle), seen[:, -1:, :2])
+
+
+class HeadingFrameQuadratic(HeadingFrameLinear):
+    """Baseline: least squares in the heading frame on the inputs, their squares and products.
+
+    The inputs of :class:`HeadingFrameLinear` (the ``k = 2 S - 3`` coordinates that vary in
+    the heading frame), every product of two of them (squares included, ``k (k + 1) / 2``)
+    and a bias, mapped linearly to the future: still a closed-form fit, but one that can
+    learn, say, that a turn continues more sharply at low speed. For five observed fixes
+    the design has 36 columns, so ``36 x 6 = 216`` coefficients.
+
+    Shape:
+        ``fit(observed (N, S, 3), future (N, T, 3))``; calling it maps observed fixes
+        ``(N, S, 3)`` to predicted ``[lat, lon]`` ``(N, T, 2)``.
+    """
+
+    @classmethod
+    def _design(cls, frame: np.ndarray) -> np.ndarray:
+        """Design matrix: inputs, their pairwise products and a bias, ``(N, 1 + k + k (k + 1) / 2)``."""
+        inputs = cls._inputs(frame)  # (N, k) metres
+        i, j = np.triu_indices(inputs.shape[1])  # every pair, squares included
+        products = inputs[:, i] * inputs[:, j]  # (N, k (k + 1) / 2) square metres
+        return np.concatenate([inputs, products, np.ones((len(frame), 1))], axis=1)

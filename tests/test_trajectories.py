@@ -8,6 +8,7 @@ from course_lib.geo import from_local, haversine
 from course_lib.gps import FLORENCE, city_trajectories, lecture_trajectories
 from course_lib.trajectories import (
     HeadingFrameLinear,
+    HeadingFrameQuadratic,
     Standardizer,
     TrajectoryFeatures,
     ade_fde,
@@ -210,8 +211,8 @@ def test_heading_frame_linear_learns_a_linear_rule_exactly_and_in_any_direction(
     test_observed, test_future = tracks[200:, :5], tracks[200:, 5:]
     errors = displacement_errors(model(test_observed), test_future)
     assert errors.mean() < 0.5, errors.mean()  # arcs are nearly linear in the heading frame
-    east_only = HeadingFrameLinear.fit(tracks[:200, :5], tracks[:200, 5:]).weights
-    assert east_only.shape == (11, 6)
+    # the last fix is the origin and the fix before it has north 0: 7 inputs and a bias
+    assert model.weights.shape == (8, 6) and model.observed_fixes == 5
     with pytest.raises(ValueError, match="fitted on 5 observed fixes"):
         model(tracks[:, :4])
 
@@ -224,3 +225,48 @@ def test_heading_frame_linear_on_city_data_beats_constant_velocity(city):
         ade_fde(model(observed), future)[0]
         < ade_fde(constant_velocity(observed, future[..., 2]), future)[0]
     )
+
+
+def heading_frame_tracks(future_of, n=400, seed=0):
+    """Trajectories ``(n, 8, 3)`` whose three future positions are ``future_of(inputs)`` in
+    the heading frame, where ``inputs`` ``(n, 7)`` are the coordinates that vary there; each
+    trajectory is then turned by a random angle and placed near Florence."""
+    rng = np.random.default_rng(seed)
+    inputs = rng.normal(0, 50, (n, 7))  # metres
+    inputs[:, 6] = -rng.uniform(5, 100, n)  # the fix before the last, east of it: behind
+    seen = np.zeros((n, 5, 2))
+    seen[:, :3] = inputs[:, :6].reshape(n, 3, 2)
+    seen[:, 3, 0] = inputs[:, 6]  # the last fix stays at the origin
+    ahead = future_of(inputs).reshape(n, 3, 2)
+    angle = rng.uniform(-np.pi, np.pi, n)
+    turned = np.exp(1j * angle)[:, None] * (np.concatenate([seen, ahead], 1) @ [1, 1j])
+    origin = np.asarray(FLORENCE) + rng.normal(0, 0.005, (n, 1, 2))  # degrees
+    latlon = from_local(np.stack([turned.real, turned.imag], -1), origin)
+    times = 1.7e9 + 20.0 * np.arange(8)
+    return np.concatenate([latlon, np.broadcast_to(times[:, None], (n, 8, 1))], axis=-1)
+
+
+def test_heading_frame_quadratic_learns_a_quadratic_rule_exactly_and_in_any_direction():
+    """Future = a fixed quadratic function of the heading-frame inputs: the quadratic baseline
+    fits it to the millimetre on trajectories turned every way; the linear one cannot."""
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(0, 1, (7, 6)), rng.normal(0, 0.01, (28, 6))
+    i, j = np.triu_indices(7)
+    tracks = heading_frame_tracks(lambda u: u @ a + (u[:, i] * u[:, j]) @ b + 3.0)
+    train, test = tracks[:300], tracks[300:]
+    model = HeadingFrameQuadratic.fit(train[:, :5], train[:, 5:])
+    assert model.weights.shape == (36, 6)  # 7 inputs, 28 products, a bias
+    assert displacement_errors(model(test[:, :5]), test[:, 5:]).max() < 1e-3  # metres
+    linear = HeadingFrameLinear.fit(train[:, :5], train[:, 5:])
+    assert displacement_errors(linear(test[:, :5]), test[:, 5:]).mean() > 10
+    with pytest.raises(ValueError, match="fitted on 5 observed fixes"):
+        model(test[:, :4])
+
+
+def test_heading_frame_quadratic_on_city_data_beats_the_linear_model(city):
+    train = city_trajectories(2000, rng=np.random.default_rng(1))
+    observed, future = city
+    linear, quadratic = (
+        m.fit(*train)(observed) for m in (HeadingFrameLinear, HeadingFrameQuadratic)
+    )
+    assert ade_fde(quadratic, future)[0] < ade_fde(linear, future)[0]
