@@ -54,8 +54,11 @@ same recipe, for Chapter 5's comparison.
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
+import re
 import sys
+from pathlib import Path
 
 import torch
 from recipe import COURSE, Record, data, interleaved, train
@@ -151,6 +154,36 @@ def run(name, model, decode, budget, split, src_vocab, tgt_vocab, train_ids, tur
     train(model, COURSE, train_ids, budget, evaluate, turns=turns, name=name)
 
 
+MARKS = (50, 100, 150, 200, 250, 300, 400, 500, 600)
+
+
+def marks_table(curves: dict[str, list[tuple[float, str]]]) -> str:
+    """Test BLEU at each mark of training CPU seconds: the last epoch end at or before it
+    (``curves``: model -> [(seconds, test BLEU as printed)]). '-' where none had ended."""
+    lines = ["test BLEU at the last epoch end within each budget (CPU s)"]
+    lines.append(f"  {'CPU s':>6}" + "".join(f"{name:>11}" for name in curves))
+    for mark in MARKS:
+        cells = []
+        for curve in curves.values():
+            within = [bleu for seconds, bleu in curve if seconds <= mark]
+            cells.append(within[-1] if within else "-")
+        lines.append(f"  {mark:>6}" + "".join(f"{c:>11}" for c in cells))
+    return "\n".join(lines)
+
+
+def curves_of_record(text: str) -> dict[str, list[tuple[float, str]]]:
+    """The per-epoch test curves a record printed ("test BLEU (greedy) at each epoch end")."""
+    lines = text.splitlines()
+    start = lines.index("test BLEU (greedy) at each epoch end, against training CPU seconds")
+    curves = {}
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            break
+        name, rest = line.split(None, 1)
+        curves[name] = [(float(s), b) for s, b in re.findall(r"(\d+) s (\d+\.\d)", rest)]
+    return curves
+
+
 def compare_all(pairs, refs, groups) -> None:
     """Every comparison ``(label_a, hyps_a, label_b, hyps_b)`` of the run, one family per
     metric: groups resampled, p-values Holm-adjusted over the family."""
@@ -174,7 +207,20 @@ def main() -> int:
         help="comma-separated: course, reference, gru, bahdanau",
     )
     parser.add_argument("--record", default="translation", help="record name ('' for none)")
+    parser.add_argument(
+        "--table-from",
+        metavar="RECORD",
+        help="append the table at fixed budgets, read off RECORD's epoch ends, to RECORD",
+    )
     args = parser.parse_args()
+    if args.table_from:
+        path = Path(args.table_from)
+        table = marks_table(curves_of_record(path.read_text(encoding="utf-8")))
+        note = f"(appended on {datetime.date.today()} by translation.py --table-from)"
+        with path.open("a", encoding="utf-8") as record:
+            record.write(f"\n{table}\n{note}\n")
+        print(table)
+        return 0
     models = args.models.split(",")
     unknown = sorted(set(models) - {"course", "reference", "gru", "bahdanau"})
     if unknown:
@@ -240,6 +286,11 @@ def run_all(models, budget, record) -> None:
     for name, curve in curves.items():
         points = "  ".join(f"{s:.0f} s {corpus_bleu(h, refs).score:.1f}" for s, _, _, h in curve)
         print(f"  {name:9} {points}")
+    printed = {
+        name: [(round(s), f"{corpus_bleu(h, refs).score:.1f}") for s, _, _, h in curve]
+        for name, curve in curves.items()
+    }
+    print("\n" + marks_table(printed))
     print(
         "\nbest epoch of each model, chosen on validation BLEU; scored on test "
         "(95 % intervals: groups resampled):"
