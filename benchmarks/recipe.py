@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import datetime
 import io
-import platform
 import sys
 import threading
 from collections.abc import Callable
@@ -67,21 +66,16 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def machine() -> str:
-    """The processor, its CPU kernels, torch and the thread count, as a record states them."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        info = dict(
-            (key.strip(), value.strip())
-            for key, _, value in (
-                line.partition(":") for line in Path("/proc/cpuinfo").read_text().splitlines()
-            )
-            if key.strip() in ("model name", "cpu family", "model")
-        )
-        cpu = f"{info['model name']} (family {info['cpu family']}, model {info['model']})"
-    except (OSError, KeyError):
-        pass
-    kernels = torch.backends.cpu.get_cpu_capability()
-    return f"{cpu}, {kernels}, torch {torch.__version__}, {torch.get_num_threads()} thread(s)"
+    """The processor, its CPU kernels, torch and the thread count, as a record states them:
+    the fingerprint the notebooks' verification records (``tools/verification.py``)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+    import verification
+
+    here = verification.fingerprint()
+    return (
+        f"{here['cpu']}, {here['cpu_capability']}, torch {here['torch']}, "
+        f"{here['threads']} thread(s), device {here['device']}"
+    )
 
 
 class Record(contextlib.AbstractContextManager):
