@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import io
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -78,6 +79,13 @@ def machine() -> str:
     )
 
 
+def load() -> str:
+    """How busy the machine is: load averages over 1, 5 and 15 minutes against its cores, so a
+    record says whether it was made on an idle machine."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
+
+
 class Record(contextlib.AbstractContextManager):
     """Print to the terminal and to ``benchmarks/results/<date>_<name>.txt`` at once.
 
@@ -100,9 +108,11 @@ class Record(contextlib.AbstractContextManager):
         self.stdout, sys.stdout = sys.stdout, self
         print(f"# {' '.join(['python', *sys.argv])}")
         print(f"# {datetime.datetime.now().isoformat(timespec='minutes')}, {machine()}")
+        print(f"# {load()} at the start")
         return self
 
     def __exit__(self, *exc) -> None:
+        print(f"# {load()} at the end, {datetime.datetime.now().isoformat(timespec='minutes')}")
         sys.stdout = self.stdout
         if self.enabled:
             self.path.write_text(self.buffer.getvalue(), encoding="utf-8")

@@ -64,6 +64,7 @@ def test_a_record_holds_what_was_printed(tmp_path, monkeypatch, capsys):
     text = record.path.read_text()
     assert record.path.parent == tmp_path and record.path.name.endswith("_demo.txt")
     assert text.startswith("# python") and "torch" in text.splitlines()[1]
+    assert "load average" in text.splitlines()[2] and "at the end" in text.splitlines()[-1]
     assert "test BLEU 44.0" in text and "test BLEU 44.0" in capsys.readouterr().out
     with recipe.Record("off", enabled=False) as record:
         print("nothing kept")
