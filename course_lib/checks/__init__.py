@@ -6,11 +6,13 @@ raises :class:`CheckFailed` whose message says, in words, what differs -- and, f
 common mistakes, what the likely cause is. A function that still raises
 ``NotImplementedError`` fails with a message saying so.
 
+The grader runs the same checks on cases the student never saw: see :func:`unseen_cases`.
+
 A module or two per chapter, none over a few hundred lines; everything is importable from
 ``course_lib.checks``.
 """
 
-from course_lib.checks._core import CheckFailed
+from course_lib.checks._core import CheckFailed, unseen_cases
 from course_lib.checks.attention import (
     check_general_scores,
     check_kernel_weights,
@@ -62,6 +64,7 @@ from course_lib.checks.translation import (
 
 __all__ = [
     "CheckFailed",
+    "unseen_cases",
     # Chapter 1
     "check_gru_cell",
     "check_decoder_inputs",

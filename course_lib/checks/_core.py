@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator, Sequence
 
 import torch
 from torch import Tensor
@@ -10,6 +12,53 @@ from torch import Tensor
 from course_lib._validate import shape_str
 
 ATOL = 1e-5
+
+# 0: the cases a student sees when running a check cell; n > 0: the grader's cases, which
+# differ in their random values (another seed) and, for checks with hand-written cases, add
+# cases of their own. See `unseen_cases`.
+_VARIANT: contextvars.ContextVar[int] = contextvars.ContextVar("checks_variant", default=0)
+SEED_STRIDE = 7919  # a prime: variant n shifts every seed by n * 7919
+
+
+@contextlib.contextmanager
+def unseen_cases(variant: int = 1) -> Iterator[None]:
+    """Run the self-checks inside this block on cases the student never saw.
+
+    A check's cases are drawn from fixed seeds, so a function that merely returns the
+    outputs printed for those cases would pass. The grader (``course_lib.grading``) runs
+    every check inside ``unseen_cases()``: the random cases come from other seeds and the
+    hand-written ones get companions, so it grades the function, not the printed tick. The
+    messages are the same words a student sees.
+
+    Args:
+        variant: which set of unseen cases, a positive integer (1 is the grader's).
+    """
+    if isinstance(variant, bool) or not isinstance(variant, int) or variant < 1:
+        raise ValueError(
+            f"unseen_cases(variant={variant!r}): expected a positive integer; variant 0 "
+            "is the students' own cases, which need no block"
+        )
+    token = _VARIANT.set(variant)
+    try:
+        yield
+    finally:
+        _VARIANT.reset(token)
+
+
+def variant() -> int:
+    """0 for the cases a student sees; the ``unseen_cases`` variant inside that block."""
+    return _VARIANT.get()
+
+
+def case_seed(seed: int) -> int:
+    """The seed a check draws its cases from: ``seed`` itself for a student, another one
+    (the same on every call) inside ``unseen_cases``."""
+    return seed + SEED_STRIDE * _VARIANT.get()
+
+
+def case_generator(seed: int) -> torch.Generator:
+    """A CPU generator seeded with ``case_seed(seed)``."""
+    return torch.Generator().manual_seed(case_seed(seed))
 
 
 class CheckFailed(AssertionError):

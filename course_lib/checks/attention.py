@@ -11,7 +11,16 @@ from torch import Tensor
 
 from course_lib._validate import shape_str
 from course_lib.attention import scaled_dot_product_attention
-from course_lib.checks._core import ATOL, CheckFailed, call_student, compare, passed, unchanged
+from course_lib.checks._core import (
+    ATOL,
+    CheckFailed,
+    call_student,
+    case_generator,
+    compare,
+    passed,
+    unchanged,
+    variant,
+)
 from course_lib.masking import masked_softmax
 
 __all__ = [
@@ -58,7 +67,7 @@ def check_masked_softmax(masked_softmax_fn: Callable) -> None:
     ``scores`` left unchanged."""
     __tracebackhide__ = True
     name = "masked_softmax"
-    g = torch.Generator().manual_seed(2)
+    g = case_generator(2)
     cases = _softmax_cases(g)
     for scores, mask, case in cases:
         original = scores.clone()
@@ -113,7 +122,7 @@ def check_scaled_dot_product_attention(attention_fn: Callable) -> None:
     :func:`course_lib.attention.scaled_dot_product_attention` (mask True = blocked)."""
     __tracebackhide__ = True
     name = "scaled_dot_product_attention"
-    g = torch.Generator().manual_seed(3)
+    g = case_generator(3)
     shapes = [(1, 1, 2, 2, 2), (2, 3, 4, 5, 6), (3, 2, 3, 8, 1)]
     n_cases = 0
     for b, t, s, e, ev in shapes:
@@ -196,7 +205,7 @@ def check_general_scores(general_scores: Callable) -> None:
     """
     __tracebackhide__ = True
     name = "general_scores"
-    g = torch.Generator().manual_seed(9)
+    g = case_generator(9)
     # (B, T, S, Eq, Ek, W = I)
     cases = [
         (2, 3, 4, 3, 5, False),
@@ -267,6 +276,19 @@ def check_general_scores(general_scores: Callable) -> None:
     print("  With W = I the general score is the dot product q^T k.")
 
 
+def _empty_window_case(g: torch.Generator) -> tuple[Tensor, float]:
+    """Drawn ``diffs`` ``(T, S)`` and a half width, with one query whose window holds no
+    training point (one of its points sits exactly half_width away, which is outside)."""
+    t, s = (int(torch.randint(low, high, (1,), generator=g)) for low, high in [(3, 7), (4, 10)])
+    half = 0.25 * int(torch.randint(2, 6, (1,), generator=g))  # 0.5 .. 1.25, exact in float
+    diffs = torch.rand(t, s, generator=g) * 4 - 2
+    far = half + torch.rand(s, generator=g)  # |diff| >= half_width
+    far[int(torch.randint(s, (1,), generator=g))] = half
+    sign = torch.where(torch.rand(s, generator=g) < 0.5, -1.0, 1.0)
+    diffs[int(torch.randint(t, (1,), generator=g))] = far * sign
+    return diffs, half
+
+
 def check_kernel_weights(laplace_weights: Callable, boxcar_weights: Callable) -> None:
     """Check the Nadaraya-Watson weights of two kernels, from ``diffs`` ``(T, S)`` (query
     minus training input): ``laplace_weights(diffs)`` is the softmax of ``-|diffs|`` over the
@@ -274,9 +296,12 @@ def check_kernel_weights(laplace_weights: Callable, boxcar_weights: Callable) ->
     equally over the training points with ``|diff| < half_width``, and gives a query with
     no such point all-zero weights."""
     __tracebackhide__ = True
-    g = torch.Generator().manual_seed(8)
+    g = case_generator(8)
     cases = [torch.randn(4, 6, generator=g), torch.rand(5, 9, generator=g) * 4 - 2]
     empty = torch.tensor([[0.1, -0.7, 0.9], [0.6, -0.8, 1.5], [0.5, -0.5, 0.2]])
+    windows = [(cases[0], 0.5), (cases[1], 1.0), (empty, 0.5)]
+    if variant() > 0:  # the hand-written case gets a drawn companion
+        windows.append(_empty_window_case(g))
     for diffs in cases:
         case = f"diffs of shape {shape_str(diffs.shape)}"
         expected = torch.softmax(-diffs.abs(), dim=-1)
@@ -299,7 +324,7 @@ def check_kernel_weights(laplace_weights: Callable, boxcar_weights: Callable) ->
                 ),
             ],
         )
-    for diffs, half in [(cases[0], 0.5), (cases[1], 1.0), (empty, 0.5)]:
+    for diffs, half in windows:
         case = f"diffs of shape {shape_str(diffs.shape)}, half_width={half}"
         inside = (diffs.abs() < half).float()  # (T, S)
         expected = inside / inside.sum(-1, keepdim=True).clamp(min=1)
@@ -331,4 +356,4 @@ def check_kernel_weights(laplace_weights: Callable, boxcar_weights: Callable) ->
                 ),
             ],
         )
-    passed("laplace_weights and boxcar_weights", len(cases) + 3)
+    passed("laplace_weights and boxcar_weights", len(cases) + len(windows))

@@ -4,12 +4,20 @@ heads, the cache-size formula and the prefix mask. Masks: True = blocked."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import torch
 from torch import Tensor
 
-from course_lib.checks._core import CheckFailed, call_student, compare, passed, unchanged
+from course_lib.checks._core import (
+    CheckFailed,
+    call_student,
+    case_generator,
+    compare,
+    passed,
+    unchanged,
+    variant,
+)
 from course_lib.masking import causal_mask
 from course_lib.rotary import apply_rotary
 
@@ -52,7 +60,7 @@ def check_rotate_pairs(rotate_pairs: Callable) -> None:
     angle ``(start + l) / 10000^(2i / Dh)``."""
     __tracebackhide__ = True
     name = "rotate_pairs"
-    g = torch.Generator().manual_seed(71)
+    g = case_generator(71)
     cases = [(5, 8, 0), (3, 4, 7), (1, 16, 30), (6, 2, 2)]  # (L, Dh, start)
     for L, dh, start in cases:
         x = torch.randn(L, dh, generator=g, dtype=torch.float64)
@@ -102,7 +110,7 @@ def check_repeat_kv(repeat_kv: Callable) -> None:
     key/value head ``j`` serving query heads ``j * G .. j * G + G - 1``, ``G = Nh / Nkv``."""
     __tracebackhide__ = True
     name = "repeat_kv"
-    g = torch.Generator().manual_seed(72)
+    g = case_generator(72)
     cases = [(2, 2, 5, 3, 4), (1, 1, 4, 2, 8), (3, 4, 2, 2, 4), (2, 2, 3, 4, 6)]
     for b, nkv, s, dh, nh in cases:  # (B, Nkv, S, Dh, Nh)
         kv = torch.randn(b, nkv, s, dh, generator=g, dtype=torch.float64)
@@ -126,12 +134,47 @@ def check_repeat_kv(repeat_kv: Callable) -> None:
     passed(name, len(cases))
 
 
+def _draw(g: torch.Generator, options: Sequence[int]) -> int:
+    """One of ``options``, drawn from ``g``."""
+    return options[int(torch.randint(len(options), (1,), generator=g))]
+
+
+def _cache_config(g: torch.Generator) -> tuple[int, int, int, int, int]:
+    """(layers, key/value heads, head width, bytes per number, tokens), drawn."""
+    return (
+        _draw(g, range(1, 49)),
+        _draw(g, [1, 2, 4, 8, 16]),
+        _draw(g, [16, 32, 64, 80, 96, 128]),
+        _draw(g, [1, 2, 4]),
+        _draw(g, range(1, 9001)),
+    )
+
+
+def _prefix_lengths(g: torch.Generator) -> tuple[int, int]:
+    """(S, T), each 1 .. 8, drawn."""
+    return _draw(g, range(1, 9)), _draw(g, range(1, 9))
+
+
+def _drawn(seed: int, n: int, written: list[tuple], draw: Callable) -> list[tuple]:
+    """The extra cases of a check with written-out cases: none for a student, ``n`` drawn
+    with ``draw(generator)`` inside ``unseen_cases``, neither repeated nor written ones."""
+    extra: list[tuple] = []
+    if variant() > 0:
+        g = case_generator(seed)
+        while len(extra) < n:
+            case = draw(g)
+            if case not in written and case not in extra:
+                extra.append(case)
+    return extra
+
+
 def check_cache_bytes(cache_bytes: Callable) -> None:
     """Check ``cache_bytes(num_layers, num_kv_heads, head_dim, bytes_per_number, tokens)``:
     the memory a key/value cache needs for ``tokens`` positions of one sequence."""
     __tracebackhide__ = True
     name = "cache_bytes"
     cases = [(5, 4, 64, 4, 1), (5, 1, 64, 4, 100), (32, 8, 128, 2, 4096), (2, 2, 16, 4, 7)]
+    cases += _drawn(73, 3, cases, _cache_config)
     for layers, nkv, dh, size, tokens in cases:
         case = f"{layers} layers, {nkv} key/value heads of {dh}, {size} bytes, {tokens} tokens"
         got = call_student(cache_bytes, name, layers, nkv, dh, size, tokens)
@@ -159,6 +202,7 @@ def check_prefix_mask(prefix_mask: Callable) -> None:
     __tracebackhide__ = True
     name = "prefix_mask"
     cases = [(3, 2), (1, 4), (4, 1), (5, 3)]
+    cases += _drawn(74, 3, cases, _prefix_lengths)
     for s, t in cases:
         case = f"S={s}, T={t}"
         expected = causal_mask(s + t)

@@ -11,6 +11,8 @@ from course_lib.checks._core import (
     ATOL,
     CheckFailed,
     call_student,
+    case_generator,
+    case_seed,
     compare,
     passed,
     reference_holds,
@@ -60,7 +62,7 @@ def check_gru_cell(gru_cell: Callable) -> None:
     biases ``(3H,)``; returns ``(B, H)``. Reference: ``nn.GRUCell``.
     """
     __tracebackhide__ = True
-    g = torch.Generator().manual_seed(0)
+    g = case_generator(0)
     sizes = [(1, 2, 2), (3, 2, 5), (4, 3, 1), (2, 1, 3)]
     for b, f, hdim in sizes:
         with torch.random.fork_rng(devices=[]):  # leave the student's generator alone
@@ -87,7 +89,7 @@ def check_decoder_inputs(decoder_inputs: Callable) -> None:
     point followed by every target point but the last.
     """
     __tracebackhide__ = True
-    g = torch.Generator().manual_seed(1)
+    g = case_generator(1)
     cases = [(1, 2, 2, 2), (5, 2, 2, 2), (3, 4, 3, 2), (2, 3, 1, 3)]
     for b, s, t, f in cases:
         source, target = torch.randn(b, s, f, generator=g), torch.randn(b, t, f, generator=g)
@@ -206,7 +208,7 @@ def check_scheduled_decode(decode_scheduled: Callable) -> None:
     for seed, (b, s, t, f, hdim) in enumerate([(1, 2, 2, 2, 2), (3, 3, 4, 2, 5)]):
         # the cases draw their own random numbers; the global generator is left alone
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(300 + seed)
+            torch.manual_seed(case_seed(300 + seed))
             encoder, decoder = Encoder(f, hdim), Decoder(f, hdim)
             source, target = torch.randn(b, s, f), torch.randn(b, t, f)
         with torch.no_grad():
@@ -266,7 +268,7 @@ def check_scheduled_decode(decode_scheduled: Callable) -> None:
         ]:
             n_cases += 1
             case = f"p={p:g}, B={b}, S={s}, T={t}, F={f}"
-            generator = torch.Generator().manual_seed(7)
+            generator = case_generator(7)
             got = _call_scheduled(
                 decode_scheduled,
                 encoder,
@@ -283,7 +285,7 @@ def check_scheduled_decode(decode_scheduled: Callable) -> None:
     for seed, (b, s, t, f, hdim, p, copies) in enumerate(mixed):
         n_cases += 1
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(400 + seed)
+            torch.manual_seed(case_seed(400 + seed))
             encoder, decoder = Encoder(f, hdim), Decoder(f, hdim)
             source, target = torch.randn(b, s, f), torch.randn(b, t, f)
         if copies:  # B copies of one sequence: only the coins can tell them apart
@@ -292,7 +294,7 @@ def check_scheduled_decode(decode_scheduled: Callable) -> None:
         case = f"p={p:g}, B={b}, S={s}, T={t}, F={f}" + (
             ", B copies of one sequence" if copies else ""
         )
-        coin_seed = 500 + seed
+        coin_seed = case_seed(500 + seed)  # the seed of case_generator(500 + seed), below
         with torch.no_grad():
             expected, used = _scheduled_decoding(encoder, decoder, source, target, p, coin_seed)
             mistakes = [
@@ -315,7 +317,7 @@ def check_scheduled_decode(decode_scheduled: Callable) -> None:
                 )
         if copies:
             reference_holds(not _same_rows(expected), "the coins differ between sequences")
-        generator = torch.Generator().manual_seed(coin_seed)
+        generator = case_generator(500 + seed)
         untouched = generator.get_state()
         with torch.enable_grad():
             got = _call_scheduled(

@@ -16,7 +16,15 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from course_lib._validate import shape_str
-from course_lib.checks._core import CheckFailed, call_student, compare, passed
+from course_lib.checks._core import (
+    CheckFailed,
+    call_student,
+    case_generator,
+    case_seed,
+    compare,
+    passed,
+    variant,
+)
 
 __all__ = [
     "check_multi_head_attention",
@@ -84,7 +92,7 @@ def check_multi_head_attention(multi_head_attention: Callable) -> None:
     """
     __tracebackhide__ = True
     name = "multi_head_attention"
-    g = torch.Generator().manual_seed(3)
+    g = case_generator(3)
     # (B, T, S, D, Nh, lengths): self-attention, cross-attention, padding, one head
     cases = [
         (2, 3, 3, 8, 2, None),
@@ -94,7 +102,7 @@ def check_multi_head_attention(multi_head_attention: Callable) -> None:
     ]
     for seed, (b, t, s, d, nh, lengths) in enumerate(cases):
         with torch.random.fork_rng(devices=[]):  # leave the student's generator alone
-            torch.manual_seed(300 + seed)
+            torch.manual_seed(case_seed(300 + seed))
             mha = nn.MultiheadAttention(d, nh, batch_first=True)
             nn.init.normal_(mha.in_proj_bias, std=0.1)  # PyTorch starts the biases at 0
         mha.eval()
@@ -154,7 +162,7 @@ def check_encoder_layer(encoder_layer: Callable) -> None:
     """
     __tracebackhide__ = True
     name = "encoder_layer"
-    g = torch.Generator().manual_seed(4)
+    g = case_generator(4)
     # (B, T, D, Nh, FF, norm_first, lengths)
     cases = [
         (2, 3, 8, 2, 16, False, None),
@@ -164,7 +172,7 @@ def check_encoder_layer(encoder_layer: Callable) -> None:
     ]
     for seed, (b, t, d, nh, ff, norm_first, lengths) in enumerate(cases):
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(400 + seed)
+            torch.manual_seed(case_seed(400 + seed))
             layer = nn.TransformerEncoderLayer(
                 d, nh, ff, dropout=0.0, batch_first=True, norm_first=norm_first
             )
@@ -237,11 +245,11 @@ def check_learned_positions(positions_cls: Callable) -> None:
     """
     __tracebackhide__ = True
     name = "LearnedPositions"
-    g = torch.Generator().manual_seed(7)
+    g = case_generator(7)
     cases = [(2, 3, 4, 6), (1, 5, 5, 2), (3, 1, 8, 4)]  # (B, T, max_len, D)
     for seed, (b, t, max_len, d) in enumerate(cases):
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(600 + seed)
+            torch.manual_seed(case_seed(600 + seed))
             module = call_student(positions_cls, name, max_len, d)
         embedding = getattr(module, "embedding", None)
         if not isinstance(embedding, nn.Embedding):
@@ -295,6 +303,20 @@ def _shift_matrix(k: int, d: int, exponent: str = "2i", layout: str = "interleav
     return m
 
 
+def _shift_cases() -> list[tuple[int, int]]:
+    """The ``(k, D)`` of the cases: four written out and, inside ``unseen_cases``, three
+    more drawn (``1 <= k <= 20``, even ``2 <= D <= 24``), none of them a written one."""
+    cases = [(3, 8), (1, 4), (7, 16), (0, 6)]
+    if variant() > 0:
+        g = case_generator(10)
+        while len(cases) < 7:
+            k = int(torch.randint(1, 21, (1,), generator=g))
+            d = 2 * int(torch.randint(1, 13, (1,), generator=g))
+            if (k, d) not in cases:
+                cases.append((k, d))
+    return cases
+
+
 def check_shift_matrix(shift_matrix: Callable) -> None:
     """Check ``shift_matrix(k, d_model)``: the ``(D, D)`` block-diagonal matrix ``M_k`` with
     ``PE(pos + k) = M_k PE(pos)`` for the library's sinusoidal code as a column vector (sine
@@ -302,7 +324,7 @@ def check_shift_matrix(shift_matrix: Callable) -> None:
     """
     __tracebackhide__ = True
     name = "shift_matrix"
-    cases = [(3, 8), (1, 4), (7, 16), (0, 6)]  # (k, D)
+    cases = _shift_cases()
     for k, d in cases:
         case = f"k={k}, d_model={d}"
         got = call_student(shift_matrix, name, k, d)

@@ -1,0 +1,151 @@
+"""``python -m course_lib.grading``: grade a class's notebooks for one chapter (``make grade``).
+
+    python -m course_lib.grading --chapter 05 --submissions FOLDER_OR_ZIP --out FOLDER
+
+writes FOLDER/grades.csv, FOLDER/feedback/<student>.md, FOLDER/answers.md and
+FOLDER/summary.txt, and prints the summary. ``--gradescope FILE.zip`` writes a Gradescope
+autograder for the chapter instead (see ``course_lib.grading.gradescope``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from course_lib.grading.assignment import Assignment, load_assignment
+from course_lib.grading.grade import DEFAULT_TIMEOUT_S, Graded, grade_submission
+from course_lib.grading.report import summary, write_answers, write_feedback, write_gradebook
+from course_lib.grading.submission import collect
+
+REPOSITORY_EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
+OUTPUTS = ("grades.csv", "answers.md", "summary.txt", "feedback")
+
+
+class UsageError(ValueError):
+    """Bad arguments: the message says what was given and what to give instead."""
+
+
+def find_template(chapter: str, exercises: Path) -> Path:
+    """The student notebook of ``chapter`` (``"05"``, ``"02a"``) in ``exercises``."""
+    found = sorted(exercises.glob(f"{chapter}_*_exercises.ipynb"))
+    if len(found) == 1:
+        return found[0]
+    known = sorted(p.name.split("_")[0] for p in exercises.glob("*_exercises.ipynb"))
+    if not known:
+        raise UsageError(
+            f"no exercise notebooks in {exercises}: run from the book's repository, or pass "
+            "--exercises FOLDER (the repository's exercises/ folder)"
+        )
+    hint = ""
+    if chapter.isdigit() and f"{int(chapter):02d}" in known:
+        hint = f" (did you mean CHAPTER={int(chapter):02d}?)"
+    raise UsageError(
+        f"CHAPTER={chapter} names no chapter{hint}: expected one of {', '.join(known)}"
+    )
+
+
+def check_out(out: Path) -> None:
+    """Refuse to write over an earlier run's results: nothing is lost."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"OUT={out} is a file: give a folder (it is created if missing)")
+    earlier = [name for name in OUTPUTS if (out / name).exists()]
+    if earlier:
+        raise UsageError(
+            f"OUT={out} already holds {', '.join(earlier)} from an earlier run: give a new "
+            "folder, or move that one away first (the grader never writes over grades)"
+        )
+
+
+def grade_class(
+    assignment: Assignment,
+    submissions: Path,
+    jobs: int = 2,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    progress=None,
+) -> list[Graded]:
+    """Grade every submission, ``jobs`` at a time; the results sorted by student id."""
+    with tempfile.TemporaryDirectory(prefix="grade-class-") as tmp:
+        found = collect(submissions, Path(tmp))
+        graded = []
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(grade_submission, s, assignment, timeout_s) for s in found]
+            for i, future in enumerate(concurrent.futures.as_completed(futures), start=1):
+                g = future.result()
+                graded.append(g)
+                if progress:
+                    progress(f"[{i}/{len(found)}] {g.student}: {g.status} ({g.seconds:.0f} s)")
+    return sorted(graded, key=lambda g: g.student)
+
+
+def write_results(out: Path, assignment: Assignment, graded: list[Graded]) -> str:
+    out.mkdir(parents=True, exist_ok=True)
+    write_gradebook(out / "grades.csv", assignment, graded)
+    write_feedback(out / "feedback", assignment, graded)
+    write_answers(out / "answers.md", assignment, graded)
+    text = summary(assignment, graded)
+    (out / "summary.txt").write_text(text + "\n", encoding="utf-8")
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m course_lib.grading",
+        description="Grade a class's exercise notebooks with the book's self-checks.",
+    )
+    parser.add_argument("--chapter", required=True, help="as in the file names: 01, 02a, ... 07")
+    parser.add_argument("--submissions", type=Path, help="folder (or .zip) of .ipynb files")
+    parser.add_argument("--out", type=Path, help="folder for grades.csv, feedback/, answers.md")
+    parser.add_argument("--jobs", type=int, default=2, help="submissions at a time (default 2)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        help=f"seconds per cell and per check (default {DEFAULT_TIMEOUT_S:g})",
+    )
+    parser.add_argument(
+        "--exercises",
+        type=Path,
+        default=REPOSITORY_EXERCISES if REPOSITORY_EXERCISES.is_dir() else Path("exercises"),
+        help="the folder of the student notebooks (default: the repository's exercises/)",
+    )
+    parser.add_argument("--gradescope", type=Path, help="write a Gradescope autograder zip")
+    args = parser.parse_args(argv)
+    try:
+        template = find_template(args.chapter, args.exercises)
+        assignment = load_assignment(template)
+        if args.gradescope:
+            from course_lib.grading.gradescope import write_autograder
+
+            write_autograder(args.gradescope, template, timeout_s=args.timeout)
+            print(f"wrote {args.gradescope}: upload it as the assignment's autograder")
+            return 0
+        if args.submissions is None or args.out is None:
+            raise UsageError("give --submissions FOLDER_OR_ZIP and --out FOLDER")
+        if args.jobs < 1 or args.timeout <= 0:
+            raise UsageError(
+                f"--jobs {args.jobs} --timeout {args.timeout:g}: expected a positive number "
+                f"of jobs (this machine has {os.cpu_count()} cores) and of seconds"
+            )
+        check_out(args.out)
+        graded = grade_class(
+            assignment,
+            args.submissions,
+            jobs=args.jobs,
+            timeout_s=args.timeout,
+            progress=lambda line: print(line, flush=True),
+        )
+        text = write_results(args.out, assignment, graded)
+    except (UsageError, FileNotFoundError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(text)
+    print(f"written to {args.out}: grades.csv, feedback/ ({len(graded)} pages), answers.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

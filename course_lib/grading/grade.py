@@ -1,0 +1,254 @@
+"""Grading one submission: which steps to run, and what they mean for each exercise."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from course_lib.grading.assignment import (
+    ANSWER_PLACEHOLDER,
+    HEADING,
+    SETUP_TAG,
+    Assignment,
+    cell_source,
+    check_calls,
+)
+from course_lib.grading.run import StepResult, run_steps
+from course_lib.grading.submission import Submission, read_cells
+
+__all__ = ["ExerciseResult", "Graded", "grade_submission", "DEFAULT_TIMEOUT_S"]
+
+DEFAULT_TIMEOUT_S = 120.0
+VARIANT = 1  # the unseen cases every check runs on (course_lib.checks.unseen_cases)
+
+
+@dataclass(frozen=True)
+class ExerciseResult:
+    """What a submission got for one exercise.
+
+    Attributes:
+        number: the exercise's number.
+        points: the points it earned; ``None`` when it is graded by hand.
+        status: ``passed``, ``partly passed``, ``failed``, ``not implemented``,
+            ``timed out``, ``kernel died``, ``by hand`` or ``not graded``.
+        messages: for the student: the checks' own words, or why they could not run.
+    """
+
+    number: int
+    points: float | None
+    status: str
+    messages: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Graded:
+    """A graded submission.
+
+    Attributes:
+        student: the student's id.
+        status: ``graded`` (with what went wrong on the way, ``; ``-separated), or why it
+            could not be graded: ``empty file``, ``not a notebook``, ``wrong chapter (...)``.
+        exercises: one result per exercise of the assignment (empty if not graded).
+        answers: the written answers, by exercise number.
+        notes: for the instructor: cells that raised, library functions the submission
+            replaced.
+        seconds: the time it took.
+    """
+
+    student: str
+    status: str
+    exercises: tuple[ExerciseResult, ...]
+    answers: dict[int, str]
+    notes: tuple[str, ...]
+    seconds: float
+
+    @property
+    def total(self) -> float:
+        return sum(e.points or 0.0 for e in self.exercises)
+
+
+def _regions(cells: list[dict]) -> list[int]:
+    """For each cell, the number of the exercise whose section it is in (0: before any)."""
+    current, regions = 0, []
+    for cell in cells:
+        if cell.get("cell_type") == "markdown":
+            heading = HEADING.match(cell_source(cell))
+            if heading:
+                current = int(heading["number"])
+        regions.append(current)
+    return regions
+
+
+def written_answers(cells: list[dict], assignment: Assignment) -> dict[int, str]:
+    """The Markdown the student wrote in each exercise's section: every Markdown cell that
+    is not the notebook's own (statements, target figures) nor the untouched placeholder."""
+    template = {e.statement for e in assignment.exercises}
+    regions = _regions(cells)
+    answers: dict[int, list[str]] = {}
+    for cell, region in zip(cells, regions, strict=True):
+        text = cell_source(cell).strip()
+        if (
+            cell.get("cell_type") != "markdown"
+            or region == 0
+            or not text
+            or text in template
+            or text.startswith(ANSWER_PLACEHOLDER + " *Double-click")
+            or text.startswith("**Target figure**")
+            or HEADING.match(text)
+        ):
+            continue
+        answers.setdefault(region, []).append(text.removeprefix(ANSWER_PLACEHOLDER).strip())
+    return {n: "\n\n".join(parts) for n, parts in answers.items()}
+
+
+def plan(cells: list[dict], assignment: Assignment) -> tuple[list[dict], dict[str, int]]:
+    """The steps for a submission and, for each cell step, its exercise's number.
+
+    Every code cell of the submission runs, in order, except the setup cell and cells that
+    only call checks (the grader calls the checks itself, on the assignment's check cells)."""
+    steps, region_of = [], {}
+    for index, (cell, region) in enumerate(zip(cells, _regions(cells), strict=True), start=1):
+        source = cell_source(cell)
+        if (
+            cell.get("cell_type") != "code"
+            or SETUP_TAG in cell.get("metadata", {}).get("tags", [])
+            or not source.strip()
+            or check_calls(source)
+        ):
+            continue
+        step_id = f"cell:{index}"
+        steps.append({"id": step_id, "kind": "cell", "source": source})
+        region_of[step_id] = region
+    steps.append({"id": "prepare", "kind": "prepare", "data_cells": list(assignment.data_cells)})
+    for exercise in assignment.exercises:
+        for j, source in enumerate(exercise.checks):
+            steps.append(
+                {
+                    "id": f"check:{exercise.number}:{j}",
+                    "kind": "check",
+                    "source": source,
+                    "student_names": list(exercise.student_names),
+                    "variant": VARIANT,
+                }
+            )
+    return steps, region_of
+
+
+def _cell_problem(step_id: str, result: StepResult) -> str:
+    cell = step_id.split(":")[1]
+    if result.outcome == "timed out":
+        return f"cell {cell} timed out ({result.message}): an endless loop?"
+    if result.outcome == "kernel died":
+        return f"cell {cell} stopped Python itself ({result.message})"
+    return f"cell {cell} raised {result.message}"
+
+
+def score(
+    assignment: Assignment, results: dict[str, StepResult], region_of: dict[str, int]
+) -> tuple[list[ExerciseResult], list[str]]:
+    """Each exercise's points and messages from the steps' results."""
+    exercises, notes = [], []
+    prepare = results.get("prepare", StepResult("not run"))
+    if prepare.outcome == "changed":
+        notes.append(f"review: {prepare.message} (put back before the checks ran)")
+    elif prepare.outcome != "ok":
+        notes.append(f"the grader could not prepare the checks: {prepare.message}")
+    for exercise in assignment.exercises:
+        cell_problems = [
+            (step_id, result)
+            for step_id, result in results.items()
+            if step_id.startswith("cell:")
+            and region_of.get(step_id) == exercise.number
+            and result.outcome != "ok"
+        ]
+        messages = [_cell_problem(s, r) for s, r in cell_problems]
+        if not exercise.autograded:
+            status = "by hand"
+            exercises.append(ExerciseResult(exercise.number, None, status, tuple(messages)))
+            continue
+        checks = [
+            results.get(f"check:{exercise.number}:{j}", StepResult("not run"))
+            for j in range(len(exercise.checks))
+        ]
+        passed = sum(r.outcome == "ok" for r in checks)
+        for result in checks:
+            if result.outcome == "timed out":
+                messages.append(
+                    f"the check timed out ({result.message}): does your function end on "
+                    "every input?"
+                )
+            elif result.outcome == "kernel died":
+                messages.append(f"your function stopped Python itself ({result.message})")
+            elif result.outcome != "ok":
+                messages.append(result.message)
+        outcomes = {r.outcome for r in checks} | {r.outcome for _, r in cell_problems}
+        if passed == len(checks):
+            status = "passed"
+        elif "kernel died" in outcomes:
+            status = "kernel died"
+        elif "timed out" in outcomes:
+            status = "timed out"
+        elif passed:
+            status = "partly passed"
+        elif all("not implemented yet" in r.message for r in checks):
+            status = "not implemented"
+        else:
+            status = "failed"
+        points = exercise.points * passed / len(checks)
+        exercises.append(ExerciseResult(exercise.number, points, status, tuple(messages)))
+    for step_id, result in results.items():
+        if step_id.startswith("cell:") and region_of.get(step_id) == 0 and result.outcome != "ok":
+            notes.append(_cell_problem(step_id, result))
+    return exercises, notes
+
+
+def grade_submission(
+    submission: Submission, assignment: Assignment, timeout_s: float = DEFAULT_TIMEOUT_S
+) -> Graded:
+    """Grade one submission in a temporary folder of its own; never raises because of what
+    the submission holds.
+
+    Args:
+        submission: the file and the student's id.
+        assignment: the chapter's exercises.
+        timeout_s: seconds each cell and each check may take.
+    """
+    start = time.perf_counter()
+    cells, problem = read_cells(submission.path, assignment)
+    if cells is None:
+        return Graded(submission.student, problem, (), {}, (), time.perf_counter() - start)
+    steps, region_of = plan(cells, assignment)
+    with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
+        workdir = Path(tmp) / "submission"
+        workdir.mkdir()
+        shutil.copy(submission.path, workdir / "submission.ipynb")
+        timeout = {"cell": timeout_s, "check": timeout_s, "prepare": timeout_s, "start": 120.0}
+        results = run_steps(steps, workdir, Path(tmp) / "output.log", timeout)
+    exercises, notes = score(assignment, results, region_of)
+    trouble = sorted(
+        {
+            f"{result.outcome}: "
+            + (
+                f"exercise {region_of[step_id]}"
+                if region_of.get(step_id)
+                else f"exercise {step_id.split(':')[1]}"
+                if step_id.startswith("check:")
+                else step_id.replace(":", " ")
+            )
+            for step_id, result in results.items()
+            if result.outcome in ("timed out", "kernel died", "not run")
+        }
+    )
+    review = [n for n in notes if n.startswith("review:")]
+    status = "; ".join(["graded", *trouble, *(["review"] if review else [])])
+    return Graded(
+        student=submission.student,
+        status=status,
+        exercises=tuple(exercises),
+        answers=written_answers(cells, assignment),
+        notes=tuple(notes),
+        seconds=time.perf_counter() - start,
+    )

@@ -1,0 +1,155 @@
+"""What the grader writes: the gradebook, a feedback page per student, the written answers
+gathered by question, and a summary of what the class got wrong."""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections import Counter
+from pathlib import Path
+
+from course_lib.grading.assignment import Assignment
+from course_lib.grading.grade import Graded
+
+__all__ = ["write_gradebook", "write_feedback", "write_answers", "summary", "column_names"]
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def column_names(assignment: Assignment) -> list[str]:
+    """``student``, one column per exercise (``ex3``; ``ex4 (by hand)`` for the exercises an
+    instructor grades), ``total`` (autograded points), ``possible`` (autograded points
+    possible), ``status``."""
+    exercises = [
+        f"ex{e.number}" + ("" if e.autograded else " (by hand)") for e in assignment.exercises
+    ]
+    return ["student", *exercises, "total", "possible", "status"]
+
+
+def write_gradebook(path: Path, assignment: Assignment, graded: list[Graded]) -> None:
+    """``grades.csv``: one row per submission, every submission present."""
+    possible = sum(e.points for e in assignment.exercises if e.autograded)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(column_names(assignment))
+        for g in graded:
+            by_number = {e.number: e for e in g.exercises}
+            cells = []
+            for exercise in assignment.exercises:
+                result = by_number.get(exercise.number)
+                if result is None:
+                    cells.append("0" if exercise.autograded and g.exercises else "")
+                else:
+                    cells.append("" if result.points is None else _points(result.points))
+            total = _points(g.total) if g.exercises else "0"
+            writer.writerow([g.student, *cells, total, _points(possible), g.status])
+
+
+def _safe_name(student: str) -> str:
+    return re.sub(r"[^\w.@-]+", "_", student) or "_"
+
+
+def feedback_page(assignment: Assignment, g: Graded) -> str:
+    """One student's feedback, in Markdown."""
+    possible = sum(e.points for e in assignment.exercises if e.autograded)
+    lines = [f"# Feedback: {assignment.title}", "", f"Student: `{g.student}`", ""]
+    if not g.exercises:
+        lines += [
+            f"**Your submission could not be graded: {g.status}.** Submit the notebook "
+            f"`exercises/{assignment.chapter}_exercises.ipynb` with your answers, as a "
+            "`.ipynb` file saved from Jupyter or Colab.",
+            "",
+        ]
+        return "\n".join(lines)
+    lines += [
+        f"**Autograded points: {_points(g.total)} of {_points(possible)}.** Each check ran on "
+        "cases you did not see in the notebook (other random inputs, and some extra cases), "
+        "so a function that is right in general passes; the messages below are the same a "
+        "check cell prints.",
+        "",
+    ]
+    by_number = {e.number: e for e in g.exercises}
+    for exercise in assignment.exercises:
+        result = by_number[exercise.number]
+        points = _points(exercise.points)
+        lines.append(f"## {exercise.label} ({points} point{'s' if points != '1' else ''})")
+        lines.append("")
+        if result.points is None:
+            what = "your written answer" if exercise.written else "your code and figure"
+            lines.append(f"Graded by your instructor, who reads {what}.")
+        else:
+            mark = "✓" if result.status == "passed" else "✗"
+            lines.append(f"{mark} **{result.status}**: {_points(result.points)} of {points}.")
+            if exercise.written:
+                lines.append("")
+                lines.append("Your written answer is read by your instructor.")
+        for message in result.messages:
+            lines += ["", "```text", message.strip(), "```"]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_feedback(folder: Path, assignment: Assignment, graded: list[Graded]) -> None:
+    """``feedback/<student>.md`` for every submission."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for g in graded:
+        page = feedback_page(assignment, g)
+        (folder / f"{_safe_name(g.student)}.md").write_text(page, encoding="utf-8")
+
+
+def write_answers(path: Path, assignment: Assignment, graded: list[Graded]) -> None:
+    """``answers.md``: for each exercise that asks for a written answer, every student's
+    answer under their id, so one question is read for the whole class at once."""
+    lines = [f"# Written answers: {assignment.title} (`{assignment.chapter}`)", ""]
+    readable = [g for g in graded if g.exercises]
+    for exercise in assignment.exercises:
+        written = [g for g in readable if exercise.number in g.answers]
+        if not exercise.written and not written:
+            continue
+        lines += [f"## {exercise.label}", ""]
+        lines += ["> " + line if line else ">" for line in exercise.statement.splitlines()[1:]]
+        lines.append("")
+        for g in readable:
+            answer = g.answers.get(exercise.number, "").strip()
+            lines += [f"### {g.student}", "", answer or "*(no answer)*", ""]
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def summary(assignment: Assignment, graded: list[Graded]) -> str:
+    """The class at a glance: submissions by status, each autograded exercise's mean and
+    distribution, and the exercises most students failed with the messages they failed
+    with -- what to teach again."""
+    out = [f"{len(graded)} submission(s) for {assignment.chapter}"]
+    statuses = Counter(g.status.split(";")[0] for g in graded)
+    out.append("  " + ", ".join(f"{n} {status}" for status, n in statuses.most_common()))
+    readable = [g for g in graded if g.exercises]
+    if not readable:
+        return "\n".join(out)
+    out.append("exercise  mean  distribution of points")
+    failing = []
+    for exercise in assignment.exercises:
+        if not exercise.autograded:
+            out.append(f"  ex{exercise.number:<3}        graded by hand")
+            continue
+        results = [next(e for e in g.exercises if e.number == exercise.number) for g in readable]
+        points = [r.points or 0.0 for r in results]
+        counts = Counter(_points(p) for p in points)
+        spread = ", ".join(f"{p}: {n}" for p, n in sorted(counts.items(), key=lambda c: c[0]))
+        mean = sum(points) / len(points)
+        out.append(f"  ex{exercise.number:<3}  {mean:5.2f}  {spread}  (of {exercise.points:g})")
+        missed = [r for r in results if r.status != "passed"]
+        if missed:
+            failing.append((len(missed), exercise, missed))
+    failing.sort(key=lambda f: -f[0])
+    if failing:
+        out.append("most missed (what to re-teach):")
+        for n, exercise, missed in failing[:5]:
+            out.append(f"  {exercise.label}: {n} of {len(readable)} did not pass")
+            messages = Counter(
+                (r.messages[0].splitlines()[0] if r.messages else r.status) for r in missed
+            )
+            for message, k in messages.most_common(3):
+                out.append(f"    {k} x {message[:150]}")
+    return "\n".join(out)

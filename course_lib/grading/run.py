@@ -1,0 +1,198 @@
+"""Running a list of steps in a worker process, with a time limit on each step.
+
+A step that runs past its limit is interrupted (``KeyboardInterrupt``, as Jupyter's stop
+button); if the worker does not answer within ``GRACE_S`` it is killed. A worker that dies
+(``os._exit``, a crash, a kill) is replaced: the new one first runs again, silently, the cells
+that had run without error, then goes on after the step that killed the old one. The grader
+itself never waits longer than the limits allow and never raises because of a submission.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["StepResult", "run_steps"]
+
+GRACE_S = 5.0
+MAX_WORKERS = 4  # a submission that kills Python every time is not retried forever
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """How a step ended.
+
+    Attributes:
+        outcome: ``ok``, ``error`` (a cell raised), ``failed`` (a check failed), ``changed``
+            (prepare found patched library functions), ``timed out``, ``kernel died``, or
+            ``not run`` (after too many deaths).
+        message: the error's or the check's message, or what was put back.
+        seconds: wall-clock time of the step.
+    """
+
+    outcome: str
+    message: str = ""
+    seconds: float = 0.0
+
+
+def worker_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env["MPLBACKEND"] = "Agg"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+class _Worker:
+    """One worker process and the read end of its event pipe."""
+
+    def __init__(self, steps: list[dict], workdir: Path, log) -> None:
+        read_fd, write_fd = os.pipe()
+        self.process = subprocess.Popen(
+            # -I: the submission's folder is not on sys.path, so a file it writes there
+            # (a fake course_lib, say) is never imported in place of the library.
+            [sys.executable, "-I", "-m", "course_lib.grading.worker", str(write_fd)],
+            stdin=subprocess.PIPE,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=workdir,
+            env=worker_env(),
+            pass_fds=(write_fd,),
+            start_new_session=True,
+        )
+        os.close(write_fd)
+        self.fd = read_fd
+        self.buffer = b""
+        self.process.stdin.write(json.dumps(steps).encode())
+        self.process.stdin.close()
+
+    def next_event(self, deadline: float) -> dict | None:
+        """The next event, ``None`` at the deadline; ``{"event": "eof"}`` if the worker died."""
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                return {"event": "eof"}
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        try:
+            return json.loads(line)
+        except json.JSONDecodeError:
+            return self.next_event(deadline)
+
+    def interrupt(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+
+    def kill(self) -> int:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        code = self.process.wait()
+        os.close(self.fd)
+        return code
+
+
+def run_steps(
+    steps: list[dict], workdir: Path, log_path: Path, timeout: dict[str, float]
+) -> dict[str, StepResult]:
+    """Run ``steps`` (each a dict with ``id`` and ``kind``; see ``worker``) in ``workdir``.
+
+    Args:
+        steps: what to run, in order.
+        workdir: the worker's current folder (it holds the submission alone).
+        log_path: where the submission's own printed output goes.
+        timeout: seconds each step may take, by its ``kind``.
+
+    Returns:
+        One :class:`StepResult` per step id.
+    """
+    results: dict[str, StepResult] = {}
+    pending = list(steps)
+    workers = 0
+    with open(log_path, "ab") as log:
+        while pending:
+            if workers == MAX_WORKERS:
+                for step in pending:
+                    results[step["id"]] = StepResult(
+                        "not run", f"the submission stopped Python {workers} times"
+                    )
+                break
+            replay = [
+                {**s, "id": "replay:" + s["id"]}
+                for s in steps
+                if s["kind"] == "cell" and results.get(s["id"], StepResult("")).outcome == "ok"
+            ]
+            workers += 1
+            pending = _run_worker(replay + pending, workdir, log, timeout, results, pending)
+    return results
+
+
+def _run_worker(to_run, workdir, log, timeout, results, pending) -> list[dict]:
+    """Run ``to_run`` in one worker; return the steps of ``pending`` still to run after it
+    ended (empty when all ran)."""
+    worker = _Worker(to_run, workdir, log)
+    by_id = {s["id"]: s for s in to_run}
+    left = list(pending)
+    current, started = None, time.monotonic()
+    try:
+        while left:
+            limit = timeout[by_id[current]["kind"]] if current else timeout["start"]
+            event = worker.next_event(started + limit)
+            if event is None:  # past the limit: interrupt, then kill
+                worker.interrupt()
+                end = worker.next_event(time.monotonic() + GRACE_S)
+                if current is None:
+                    _record(results, left, left[0]["id"], "timed out", "Python did not start")
+                    return left[1:]
+                if end is not None and end.get("event") == "end":
+                    _record(results, left, current, "timed out", f"after {limit:.0f} s")
+                    current = None
+                    continue
+                _record(results, left, current, "timed out", f"after {limit:.0f} s")
+                return [s for s in left if s["id"] != current]
+            if event.get("event") == "eof":
+                code = worker.process.wait()
+                step_id = current or left[0]["id"]
+                if step_id.startswith("replay:"):  # it died replaying: give up on that cell
+                    step_id = left[0]["id"]
+                _record(results, left, step_id, "kernel died", f"Python exited with code {code}")
+                return [s for s in left if s["id"] != step_id]
+            if event.get("event") == "start":
+                current, started = event["id"], time.monotonic()
+            elif event.get("event") == "end":
+                outcome = event.get("outcome", "error")
+                if outcome == "interrupted":  # interrupted by the student's own code
+                    outcome = "error"
+                _record(
+                    results,
+                    left,
+                    event["id"],
+                    outcome,
+                    str(event.get("message", "")),
+                    float(event.get("seconds", 0.0)),
+                )
+                current, started = None, time.monotonic()
+        return left
+    finally:
+        worker.kill()
+
+
+def _record(results, left, step_id, outcome, message, seconds=0.0) -> None:
+    """Store a result for a step of ``left`` (replays are not stored) and drop it from
+    ``left``; a result that arrives for a step already timed out is ignored."""
+    if step_id.startswith("replay:") or step_id in results:
+        return
+    results[step_id] = StepResult(outcome, message, seconds)
+    left[:] = [s for s in left if s["id"] != step_id]

@@ -1,0 +1,248 @@
+"""The grader on a class of fixture submissions (issue 33): every threat it must withstand
+is a submission here, with the gradebook row it must produce.
+
+Chapter 2b (three light checks) gets every fixture; Chapter 6 (whose checks train a model)
+gets the ones that matter where training runs: tests/test_grading_training.py.
+"""
+
+from __future__ import annotations
+
+import csv
+import zipfile
+
+import pytest
+
+import grading_fixtures as fx
+from course_lib.checks import check_masked_softmax, unseen_cases
+from course_lib.grading.__main__ import main
+from course_lib.masking import masked_softmax
+
+CHAPTER = "02b"
+TIMEOUT_S = 15  # per cell and per check: far above what this chapter's steps take
+
+
+def class_folder(root):
+    """The fixture class of Chapter 2b, one file per threat."""
+    folder = root / "class"
+    # 1. the chapter's own solutions
+    fx.write(fx.solved(CHAPTER), folder / "01_correct.ipynb")
+    # 2. handed back untouched
+    fx.write(fx.untouched(CHAPTER), folder / "02_untouched.ipynb")
+    # 3. outputs copied from the public check's cases
+    cheat = fx.memorized("masked_softmax", check_masked_softmax, masked_softmax)
+    fx.write(
+        fx.with_answers(CHAPTER, {"masked_softmax": cheat, "general_scores": None}),
+        folder / "03_hard_coded.ipynb",
+    )
+    # 4. checks edited, deleted, redefined and monkeypatched; only exercise 1 answered
+    nb = fx.with_answers(CHAPTER, {"masked_softmax": None})
+    nb = fx.edit_check_cells(
+        nb,
+        lambda source: (
+            None if "general_scores" in source else 'print("✓ all cases agree with the reference.")'
+        ),
+    )
+    fx.insert_after(
+        nb,
+        "masked_softmax",
+        "import torch\n"
+        "import course_lib.checks\n"
+        "import course_lib.checks._core as core\n"
+        "import course_lib.masking\n\n\n"
+        "def check_general_scores(fn):\n"
+        '    print("✓ general_scores: all cases agree")\n\n\n'
+        "course_lib.checks.check_scaled_dot_product_attention = check_general_scores\n"
+        "core.compare = lambda *args, **kwargs: None\n"
+        "course_lib.masking.masked_softmax.__code__ = (lambda s, m: s).__code__\n"
+        "torch.allclose = lambda *args, **kwargs: True\n",
+    )
+    fx.write(nb, folder / "04_tampered.ipynb")
+    # 5. an endless loop in exercise 2; exercises 1 and 3 right
+    loop = "def scaled_dot_product_attention(*args):\n    while True:\n        pass\n"
+    fx.write(
+        fx.with_answers(
+            CHAPTER,
+            {"masked_softmax": None, "scaled_dot_product_attention": loop, "general_scores": None},
+        ),
+        folder / "05_endless_loop.ipynb",
+    )
+    # 6. a cell that raises (exercise 1) and one that ends Python (exercise 2), each after a
+    # right answer: Python is started again, the cells that ran are run again, the rest graded
+    nb = fx.with_answers(
+        CHAPTER,
+        {"masked_softmax": None, "scaled_dot_product_attention": None, "general_scores": None},
+    )
+    fx.insert_after(nb, "masked_softmax", "1 / 0")
+    fx.insert_after(nb, "scaled_dot_product_attention", "import os\n\nos._exit(1)")
+    fx.write(nb, folder / "06_raises_and_dies.ipynb")
+    # 7. not a notebook, empty, another chapter's notebook, a broken notebook
+    (folder / "07_notes.txt").write_text("I could not open Jupyter, here is my code: ...")
+    (folder / "07_empty.ipynb").write_bytes(b"")
+    fx.write(fx.untouched("01"), folder / "07_other_chapter.ipynb")
+    (folder / "07_broken.ipynb").write_text('{"cells": [{"cell_type": "code", "sour')
+    # 8. looks around and leaves a file: keeps its masked_softmax only if it is alone in its
+    # folder, so two of them (graded one after the other, or side by side) both pass
+    snooping = (
+        "import os\n\n"
+        'seen = sorted(os.listdir("."))\n'
+        'open("left_behind.txt", "w").write("for the next student")\n'
+        'if seen != ["submission.ipynb"]:\n'
+        "    del masked_softmax\n"
+    )
+    for name in ("08_snooping", "09_snooping_too"):
+        nb = fx.with_answers(
+            CHAPTER,
+            {"masked_softmax": None, "scaled_dot_product_attention": None, "general_scores": None},
+        )
+        fx.write(fx.insert_after(nb, "masked_softmax", snooping), folder / f"{name}.ipynb")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("grading")
+    out = root / "out"
+    code = main(
+        [
+            "--chapter",
+            CHAPTER,
+            "--submissions",
+            str(class_folder(root)),
+            "--out",
+            str(out),
+            "--timeout",
+            str(TIMEOUT_S),
+        ]
+    )
+    assert code == 0
+    with open(out / "grades.csv", newline="", encoding="utf-8") as f:
+        rows = {row["student"]: row for row in csv.DictReader(f)}
+    return out, rows
+
+
+def points(row):
+    return [row["ex1"], row["ex2"], row["ex3"], row["total"]]
+
+
+def test_gradebook_has_every_submission_and_the_columns(graded):
+    out, rows = graded
+    assert len(rows) == 12
+    header = (out / "grades.csv").read_text().splitlines()[0]
+    assert header == "student,ex1,ex2,ex3,total,possible,status"
+    assert {row["possible"] for row in rows.values()} == {"3"}
+
+
+def test_correct_submission_gets_full_marks(graded):
+    _, rows = graded
+    assert points(rows["01_correct"]) == ["1", "1", "1", "3"]
+    assert rows["01_correct"]["status"] == "graded"
+
+
+def test_untouched_gets_zero_and_not_implemented_feedback(graded):
+    out, rows = graded
+    assert points(rows["02_untouched"]) == ["0", "0", "0", "0"]
+    page = (out / "feedback" / "02_untouched.md").read_text()
+    assert page.count("**not implemented**") == 3
+    assert "masked_softmax is not implemented yet" in page
+
+
+def test_the_memorized_answer_is_a_real_cheat_and_fails(graded):
+    # it passes the public check, as a student running the notebook sees ...
+    cheat = fx.memorized("masked_softmax", check_masked_softmax, masked_softmax)
+    namespace = {}
+    exec(cheat, namespace)
+    check_masked_softmax(namespace["masked_softmax"])
+    # ... and not the grader's unseen cases
+    exec(cheat, namespace)
+    with pytest.raises(AssertionError):
+        with unseen_cases():
+            check_masked_softmax(namespace["masked_softmax"])
+    _, rows = graded
+    assert points(rows["03_hard_coded"]) == ["0", "0", "1", "1"]
+
+
+def test_tampering_is_graded_as_if_untouched_and_flagged(graded):
+    out, rows = graded
+    row = rows["04_tampered"]
+    assert points(row) == ["1", "0", "0", "1"]
+    assert row["status"] == "graded; review"
+    page = (out / "feedback" / "04_tampered.md").read_text()
+    assert "scaled_dot_product_attention is not implemented yet" in page
+    assert "general_scores is not implemented yet" in page
+
+
+def test_endless_loop_times_out_alone(graded):
+    out, rows = graded
+    row = rows["05_endless_loop"]
+    assert points(row) == ["1", "0", "1", "2"]
+    assert row["status"] == "graded; timed out: exercise 2"
+    assert "the check timed out" in (out / "feedback" / "05_endless_loop.md").read_text()
+
+
+def test_raising_cell_and_dead_kernel_are_reported_and_the_rest_graded(graded):
+    out, rows = graded
+    row = rows["06_raises_and_dies"]
+    assert points(row) == ["1", "1", "1", "3"]
+    assert row["status"] == "graded; kernel died: exercise 2"
+    page = (out / "feedback" / "06_raises_and_dies.md").read_text()
+    assert "raised ZeroDivisionError: division by zero" in page
+    assert "stopped Python itself (Python exited with code 1)" in page
+
+
+@pytest.mark.parametrize(
+    "student, status",
+    [
+        ("07_notes.txt", "not a notebook"),
+        ("07_empty", "empty file"),
+        ("07_other_chapter", "wrong chapter (this is the notebook of chapter 01_seq2seq)"),
+        ("07_broken", "not a notebook"),
+    ],
+)
+def test_files_that_cannot_be_graded_get_a_clear_status(graded, student, status):
+    out, rows = graded
+    assert rows[student]["status"] == status
+    assert points(rows[student]) == ["", "", "", "0"]
+    assert status in (out / "feedback" / f"{student}.md").read_text()
+
+
+def test_each_submission_runs_alone_in_its_folder(graded):
+    _, rows = graded
+    assert points(rows["08_snooping"]) == ["1", "1", "1", "3"]
+    assert points(rows["09_snooping_too"]) == ["1", "1", "1", "3"]
+
+
+def test_summary_names_what_most_students_missed(graded):
+    out, _ = graded
+    text = (out / "summary.txt").read_text()
+    assert text.startswith("12 submission(s) for 02b_scoring_functions")
+    assert "most missed (what to re-teach):" in text
+    assert "not implemented yet" in text
+
+
+def test_a_zip_of_the_class_grades_the_same(tmp_path, graded):
+    _, rows = graded
+    folder = tmp_path / "two"
+    fx.write(fx.solved(CHAPTER), folder / "alice.ipynb")
+    (folder / "bob.txt").write_text("not a notebook")
+    archive = tmp_path / "export.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for path in folder.iterdir():
+            z.write(path, f"export/{path.name}")
+        z.writestr("__MACOSX/._alice.ipynb", b"junk")
+    out = tmp_path / "out"
+    args = ["--chapter", CHAPTER, "--submissions", str(archive), "--out", str(out)]
+    assert main(args) == 0
+    with open(out / "grades.csv", newline="") as f:
+        zipped = {row["student"]: row for row in csv.DictReader(f)}
+    assert set(zipped) == {"export__alice", "export__bob.txt"}
+    assert points(zipped["export__alice"]) == points(rows["01_correct"])
+    # nothing is lost: a second run into the same OUT is refused
+    assert main(args) == 2
+
+
+def test_bad_arguments_say_what_to_give(tmp_path, capsys):
+    assert main(["--chapter", "5", "--submissions", str(tmp_path), "--out", "x"]) == 2
+    assert "CHAPTER=5 names no chapter (did you mean CHAPTER=05?)" in capsys.readouterr().err
+    missing = tmp_path / "nowhere"
+    assert main(["--chapter", "05", "--submissions", str(missing), "--out", "x"]) == 2
+    assert f"SUBMISSIONS={missing} does not exist" in capsys.readouterr().err
