@@ -59,14 +59,14 @@ def test_solutions_become_todo_and_exercises_plain_markdown(tmp_path):
     assert sources[1].startswith("# Exercises: Demo chapter")
     assert sources[2:] == [
         "import math",
-        "## Exercise 1: Add one\n\nWrite `add_one(x)`.",
+        "## Exercise 1: Add one (1 point)\n\nWrite `add_one(x)`.",
         TODO,
         "check(add_one)",
-        "## Exercise 2: Explain\n\nWhy?",
+        "## Exercise 2: Explain (1 point)\n\nWhy?",
         ms.ANSWER,
-        "## Exercise 3: Same cell\n\nHow?",
+        "## Exercise 3: Same cell (1 point)\n\nHow?",
         ms.ANSWER,
-        "## Exercise 4: Written, then code\n\n(a) Why? (b) Code.",
+        "## Exercise 4: Written, then code (1 point)\n\n(a) Why? (b) Code.",
         ms.ANSWER,
         TODO,
     ]
@@ -141,3 +141,21 @@ def test_student_notebooks_hold_no_raw_roles():
         for cell in nbtools.read(path).cells:
             if cell.cell_type == "markdown":
                 assert not ms.ROLE.search(cell.source), (path.name, cell.source[:200])
+
+
+def test_points_come_from_a_comment_line_the_book_does_not_show(tmp_path):
+    two = EXERCISE.replace("Write", "% points: 2\n\nWrite")
+    half = "```{exercise} Explain\n:label: ex-why\n% points: 0.5\n\nWhy?\n```"
+    path = chapter(tmp_path, [md("## Exercises"), md(two), code("x = 1"), md(half)])
+    sources = [c.source for c in ms.build_student(path).cells]
+    assert "## Exercise 1: Add one (2 points)\n\nWrite `add_one(x)`." in sources
+    assert "## Exercise 2: Explain (0.5 points)\n\nWhy?" in sources
+    for bad, message in [
+        ("% points: 0", "give a positive number"),
+        ("% points: 1\n% points: 2", "more than one"),
+    ]:
+        path = chapter(
+            tmp_path, [md("## Exercises"), md(EXERCISE.replace("Write", bad + "\nWrite"))]
+        )
+        with pytest.raises(ms.StudentError, match=message):
+            ms.build_student(path)

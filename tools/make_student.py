@@ -6,7 +6,10 @@
 The chapter notebook is the single source of truth. Its exercise section runs from the
 markdown cell that starts with ``## Exercises`` to the next ``## `` heading. In it:
 
-* ```{exercise}``` directives become plain Markdown headings (they read well on Colab);
+* ```{exercise}``` directives become plain Markdown headings (they read well on Colab) that
+  say what the exercise is worth: ``## Exercise 2: Title (1 point)``; a ``% points: 2``
+  line in the directive (a MyST comment: the book does not show it) gives other points.
+  The grader (``course_lib.grading``) reads the points from these headings;
 * everything between ```{solution-start}``` and ```{solution-end}``` is solution: markdown
   cells are dropped, code between ``# BEGIN SOLUTION`` and ``# END SOLUTION`` becomes
   ``# YOUR CODE HERE`` + ``raise NotImplementedError``, and code cells without markers are
@@ -40,6 +43,8 @@ EXERCISE = re.compile(
 )
 OPTION = re.compile(r"^:[\w-]+:.*\n", re.M)
 SOLUTION = re.compile(r"^```\{solution\}.*?^```[ \t]*$\n?", re.S | re.M)
+POINTS = re.compile(r"^%\s*points:\s*(\d+(?:\.\d+)?)\s*$", re.M)
+POINTS_LINE = re.compile(r"^%\s*points:.*\n?", re.M)
 
 
 ANSWER = "**Your answer.** *Double-click this cell to write it here.*"
@@ -141,11 +146,25 @@ def plain_roles(source: str) -> str:
     return ROLE.sub(replace, source)
 
 
+def exercise_points(body: str, where: str) -> tuple[str, str]:
+    """The exercise's points (a ``% points: N`` comment line in its directive, which the book
+    does not show; 1 without one) as the heading shows them, and the body without the line."""
+    found = POINTS.findall(body)
+    if len(found) > 1:
+        raise StudentError(f"{where}: more than one '% points:' line")
+    points = found[0] if found else "1"
+    if float(points) <= 0:
+        raise StudentError(f"{where}: '% points: {points}': give a positive number")
+    unit = "point" if float(points) == 1 else "points"
+    return f"({points} {unit})", POINTS_LINE.sub("", body)
+
+
 def exercise_markdown(source: str, number: int) -> str:
     def replace(match: re.Match) -> str:
         title = match["title"].strip()
-        body = OPTION.sub("", match["body"]).strip()
-        heading = f"## Exercise {number}" + (f": {title}" if title else "")
+        points, body = exercise_points(match["body"], f"exercise {number} ({title})")
+        body = OPTION.sub("", body).strip()
+        heading = f"## Exercise {number}" + (f": {title}" if title else "") + f" {points}"
         return f"{heading}\n\n{body}\n"
 
     return EXERCISE.sub(replace, SOLUTION.sub("", source)).strip()

@@ -1,7 +1,9 @@
 """Self-checks for Chapter 6 (GPS trajectories): features, inverse scaling, distances, baselines.
 
 Answers take and return NumPy arrays (or tensors, converted here). Positions are ``[lat,
-lon]`` degrees, fixes ``[lat, lon, time]``; distances are metres.
+lon]`` degrees, fixes ``[lat, lon, time]``; distances are metres. Inside ``unseen_cases``
+the NumPy generators start from other seeds and every check adds a case of other sizes
+(haversine: of other places).
 """
 
 from __future__ import annotations
@@ -12,7 +14,15 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from course_lib.checks._core import CheckFailed, call_student, compare, passed
+from course_lib.checks._core import (
+    CheckFailed,
+    call_student,
+    case_generator,
+    case_seed,
+    compare,
+    passed,
+    variant,
+)
 from course_lib.geo import EARTH_RADIUS_M, from_local, haversine, to_local
 from course_lib.gps import FLORENCE, city_trajectories
 from course_lib.trajectories import (
@@ -43,6 +53,21 @@ def _t(x) -> Tensor:
         return x
 
 
+def _rng(seed: int) -> np.random.Generator:
+    """The NumPy generator a check draws its cases from: ``seed``, or another one inside
+    ``unseen_cases``."""
+    return np.random.default_rng(case_seed(seed))
+
+
+def _unseen_sizes(seed: int, low: tuple[int, int], high: tuple[int, int]) -> list[tuple]:
+    """One more pair of sizes inside ``unseen_cases``, each in ``[low, high]``; none else."""
+    if not variant():
+        return []
+    g = case_generator(seed)
+    pairs = zip(low, high, strict=True)
+    return [tuple(int(torch.randint(a, b + 1, (), generator=g)) for a, b in pairs)]
+
+
 def _splits(seed: int, sizes=(60, 20)):
     rng = np.random.default_rng(seed)
     return [city_trajectories(n, rng=rng) for n in sizes]
@@ -59,8 +84,9 @@ def check_datasets(make_datasets: Callable) -> None:
     """
     __tracebackhide__ = True
     cases = [(0, (60, 20)), (1, (40, 30))]
+    cases += [(2, sizes) for sizes in _unseen_sizes(10, (10, 10), (80, 40))]
     for seed, sizes in cases:
-        train, valid = _splits(seed, sizes)
+        train, valid = _splits(case_seed(seed), sizes)
         got = call_student(make_datasets, "make_datasets", train, valid)
         if not isinstance(got, (tuple, list)) or len(got) != 2:
             raise CheckFailed(
@@ -94,7 +120,7 @@ def check_datasets(make_datasets: Callable) -> None:
                             f"{name}_dataset[{i}] holds {value.dtype}: models train in float32, "
                             "use torch.tensor(x, dtype=torch.float32)"
                         )
-                case = f"{name}_dataset[{i}], seed {seed}"
+                case = f"{name}_dataset[{i}], seed {case_seed(seed)}"
                 compare(
                     _t(src),
                     source[i].double(),
@@ -129,8 +155,8 @@ def check_inverse_transform(inverse_transform: Callable) -> None:
     statistics; return ``[lat, lon]`` degrees ``(N, T, 2)``.
     """
     __tracebackhide__ = True
-    rng = np.random.default_rng(3)
-    cases = [(1, 3), (5, 3), (4, 1)]
+    rng = _rng(3)
+    cases = [(1, 3), (5, 3), (4, 1)] + _unseen_sizes(30, (2, 1), (7, 5))
     for n, t in cases:
         observed = city_trajectories(n, rng=rng)[0]
         mean, std = rng.normal(0, 20, 2), rng.uniform(50, 300, 2)
@@ -173,6 +199,11 @@ def check_inverse_transform(inverse_transform: Callable) -> None:
     passed("inverse_transform", len(cases))
 
 
+def _anywhere(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` random ``[lat, lon]`` places on Earth, away from the poles ``(n, 2)``."""
+    return np.column_stack([rng.uniform(-75, 75, n), rng.uniform(-180, 180, n)])
+
+
 def check_haversine(haversine_fn: Callable) -> None:
     """Check ``haversine(a, b) -> metres`` for ``[lat, lon]`` degrees ``(N, 2)`` -> ``(N,)``.
 
@@ -181,7 +212,7 @@ def check_haversine(haversine_fn: Callable) -> None:
     relative 1e-9 on the long distances), so a rounded radius such as 6,371 km fails too.
     """
     __tracebackhide__ = True
-    rng = np.random.default_rng(4)
+    rng = _rng(4)
     centre = np.asarray(FLORENCE)
     cases = {
         "around Florence": (
@@ -193,6 +224,8 @@ def check_haversine(haversine_fn: Callable) -> None:
             np.array([[0.0, 90.0], [40.7, -74.0]]),
         ),
     }
+    if variant():
+        cases["far apart, other places"] = tuple(_anywhere(rng, 4) for _ in "ab")
     for case, (a, b) in cases.items():
         expected = torch.as_tensor(haversine(a, b))
         flat = EARTH_RADIUS_M * np.radians(np.linalg.norm(b - a, axis=-1))
@@ -241,8 +274,8 @@ def check_haversine(haversine_fn: Callable) -> None:
 def check_ade_fde(ade_fde_fn: Callable) -> None:
     """Check ``ade_fde(predicted, true) -> (ade, fde)`` in metres, both ``(N, T, 2)`` degrees."""
     __tracebackhide__ = True
-    rng = np.random.default_rng(5)
-    cases = [(1, 3), (6, 3), (4, 2)]
+    rng = _rng(5)
+    cases = [(1, 3), (6, 3), (4, 2)] + _unseen_sizes(50, (2, 2), (7, 5))
     for n, t in cases:
         true = np.asarray(FLORENCE) + rng.uniform(-0.01, 0.01, (n, t, 2))
         predicted = true + rng.normal(0, 0.0005, (n, t, 2))
@@ -279,8 +312,9 @@ def check_constant_velocity(constant_velocity_fn: Callable) -> None:
     last two fixes. Reference: :func:`course_lib.trajectories.constant_velocity`.
     """
     __tracebackhide__ = True
-    rng = np.random.default_rng(6)
+    rng = _rng(6)
     cases = [(1, 3, "every 20 s"), (5, 3, "every 20 s"), (3, 2, "irregular sampling")]
+    cases += [(n, t, "irregular sampling") for n, t in _unseen_sizes(60, (2, 1), (6, 4))]
     for n, t, sampling in cases:
         observed, future = city_trajectories(n, rng=rng, future=t)
         times = future[..., 2]

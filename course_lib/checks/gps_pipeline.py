@@ -4,6 +4,10 @@ The figure checks read the data back from the figure your function returns (the 
 coordinates), so they check *what* is drawn, not how it looks; they close the figure they
 asked for (draw your own with a call of your function). Positions are ``[lat, lon]``
 degrees, fixes ``[lat, lon, time]``.
+
+Inside ``unseen_cases`` the figures are asked for other trajectories of the data passed
+(shuffled), the models run on a random batch of another size, the trained model's own
+validation loss is measured, and the floor is estimated with two other generators.
 """
 
 from __future__ import annotations
@@ -20,12 +24,13 @@ from matplotlib.figure import Figure
 from torch import nn
 from torch.nn.modules.module import register_module_forward_pre_hook
 
-from course_lib.checks._core import CheckFailed, call_student
+from course_lib.checks._core import CheckFailed, call_student, case_generator, case_seed, variant
 from course_lib.geo import to_local
 from course_lib.gps import FLORENCE
 from course_lib.points_transformer import SelfAttentionConfig, SelfAttentionEncoderDecoder
 from course_lib.seq2seq import Decoder, Encoder, EncoderDecoder
 from course_lib.seq2seq_attention import AttentionDecoder
+from course_lib.train import evaluating
 from course_lib.trajectories import (
     TrajectoryFeatures,
     constant_velocity,
@@ -93,11 +98,21 @@ def _missing(ax: Axes, xy: np.ndarray, degrees: np.ndarray, what: str, name: str
     )
 
 
+def _shuffled(seed: int, observed, future):
+    """``observed`` and ``future`` as given, or inside ``unseen_cases`` with their
+    trajectories in a random order, so the first ``n`` are other ones."""
+    if not variant():
+        return observed, future
+    order = torch.randperm(len(observed), generator=case_generator(seed)).numpy()
+    return observed[order], future[order]
+
+
 def check_plot_trajectories(plot_trajectories: Callable, observed, future, n: int) -> None:
     """Check ``plot_trajectories(observed, future, n) -> fig``: the first ``n`` trajectories
     on one map, in metres east and north of Florence's centre, with equal axes."""
     __tracebackhide__ = True
     name = "plot_trajectories"
+    observed, future = _shuffled(61, observed, future)
     axes = _figure(call_student(plot_trajectories, name, observed, future, n), name)
     if len(axes) != 1:
         raise CheckFailed(f"{name}: draw every trajectory on one map (one axes), found {len(axes)}")
@@ -159,10 +174,21 @@ def _same_recipe(key: str, model: nn.Module, reference: nn.Module) -> None:
         )
 
 
+def _probe_batch() -> torch.Tensor:
+    """What the models are run on: zeros ``(4, 5, 2)``, or inside ``unseen_cases`` random
+    fixes of another batch size, so an output of a stored shape shows."""
+    if not variant():
+        return torch.zeros(4, 5, 2)
+    g = case_generator(63)
+    b = [1, 2, 3, 5, 6, 7, 8][int(torch.randint(7, (), generator=g))]
+    return torch.randn(b, 5, 2, generator=g)
+
+
 def check_models(build_models: Callable) -> None:
     """Check ``build_models() -> {"GRU": ..., "GRU + attention": ..., "self-attention": ...}``:
     the chapter's three models, of its sizes, each mapping ``(B, 5, 2)`` to ``(B, 3, 2)``."""
     __tracebackhide__ = True
+    batch = _probe_batch()
     with torch.random.fork_rng():  # building models draws weights: leave the reader's stream
         got = call_student(build_models, "build_models")
         reference = _reference_models()
@@ -185,11 +211,11 @@ def check_models(build_models: Callable) -> None:
                 "check the hidden size, d_model, heads, d_ff and layers"
             )
         with torch.no_grad():
-            out = model.eval()(torch.zeros(4, 5, 2))
-        if tuple(out.shape) != (4, 3, 2):
+            out = model.eval()(batch)
+        if tuple(out.shape) != (len(batch), 3, 2):
             raise CheckFailed(
-                f"{key!r} maps (4, 5, 2) to {tuple(out.shape)}, expected (4, 3, 2): "
-                "two features in and out, three future steps"
+                f"{key!r} maps {tuple(batch.shape)} to {tuple(out.shape)}, expected "
+                f"({len(batch)}, 3, 2): two features in and out, three future steps"
             )
     print("✓ build_models: three models of the chapter's sizes, each (B, 5, 2) -> (B, 3, 2).")
 
@@ -242,6 +268,23 @@ def _same_training_recipe(name: str, trainer, inputs: list[tuple[nn.Module, int]
         )
 
 
+def _measured_loss(
+    name: str, model: nn.Module, source: torch.Tensor, target: torch.Tensor
+) -> float:
+    """The mean squared error of the trained model itself on the validation items, in eval
+    mode, as the Trainer's validation pass computes it."""
+    __tracebackhide__ = True
+    try:
+        with evaluating(model):
+            output = model(source.to(next(model.parameters()).device))
+        return float(((output.float().cpu() - target) ** 2).mean())
+    except Exception as err:
+        raise CheckFailed(
+            f"{name}: the trained model raised {type(err).__name__} on the validation "
+            f"sources: {err}"
+        ) from err
+
+
 def check_training(train_attention_gru: Callable, train, valid) -> None:
     """Check ``train_attention_gru(train_set, valid_set) -> Trainer`` on the exercise's data.
 
@@ -251,7 +294,8 @@ def check_training(train_attention_gru: Callable, train, valid) -> None:
     (read from the trainer's optimizer), ``teacher_forcing_prob`` 0.5, and training items
     that hand the target to the model (seen in the model's calls) -- ending at a validation
     loss in the range the recipe reaches (0.30 to 0.46 in scaled units; the reference run
-    reached 0.38), below *stay*'s.
+    reached 0.38), below *stay*'s. Inside ``unseen_cases`` that loss is measured on the
+    returned model itself, not read from the trainer's history.
     """
     __tracebackhide__ = True
     train_set, valid_set = trajectory_datasets(
@@ -278,6 +322,8 @@ def check_training(train_attention_gru: Callable, train, valid) -> None:
     source, target = valid_set.tensors[0], valid_set.tensors[-1]
     stay = float(((target - source[:, -1:]) ** 2).mean())  # the last fix, in scaled units
     final = val_losses[-1]
+    if variant():  # judge the model, not the numbers it came with
+        reported, final = final, _measured_loss(name, trainer.model, source, target)
     if not final < stay:
         raise CheckFailed(
             f"{name}: the final validation loss {final:.3f} is not below stay's "
@@ -287,6 +333,12 @@ def check_training(train_attention_gru: Callable, train, valid) -> None:
         raise CheckFailed(
             f"{name}: final validation loss {final:.3f}, expected 0.30 to 0.46 with "
             "the exercise's recipe (Adam 1e-3, MSE, batch 64, 15 epochs)"
+        )
+    if variant() and not abs(final - reported) <= 0.02:
+        raise CheckFailed(
+            f"{name}: the returned model's validation loss is {final:.3f}, the trainer's "
+            f"last validation loss {reported:.3f}: return the Trainer that trained this "
+            "model, as trainer.fit(...) does"
         )
     print(f"✓ {name}: 15 epochs; the validation loss is in the recipe's range and below stay's.")
 
@@ -300,6 +352,7 @@ def check_plot_predictions(plot_predictions: Callable, observed, future, n: int)
     """
     __tracebackhide__ = True
     name = "plot_predictions"
+    observed, future = _shuffled(62, observed, future)
     future, when = future[..., :2], future[..., 2]
     predictions = {
         "stay": stay(observed, future.shape[1]),
@@ -331,15 +384,19 @@ def check_plot_predictions(plot_predictions: Callable, observed, future, n: int)
     )
 
 
-def check_stay_floor(stay_ade: Callable) -> None:
-    """Check ``stay_ade(n, rng) -> metres``: the ADE of *stay* on the lecture's future,
-    estimated from ``n`` simulated walks (about 98.9 m; the check uses n = 200,000)."""
+def _stay_value(got) -> float:
+    """The number ``stay_ade`` returned."""
     __tracebackhide__ = True
-    got = call_student(stay_ade, "stay_ade", 200_000, np.random.default_rng(0))
     try:
-        value = float(got)
+        return float(got)
     except (TypeError, ValueError):
         raise CheckFailed(f"stay_ade should return one number (metres), got {got!r}") from None
+
+
+def _off_the_floor(value: float) -> CheckFailed | None:
+    """None for a value within a metre of the floor, else the error naming the likely cause."""
+    if abs(value - STAY_FLOOR_M) <= 1.0:
+        return None
     mistakes = [
         (122.45, "this is the FDE (the last step): the ADE averages the three steps"),
         (
@@ -350,18 +407,41 @@ def check_stay_floor(stay_ade: Callable) -> None:
         ),
         (STAY_FLOOR_M / 1000, "this is in kilometres: return metres"),
     ]
-    if abs(value - STAY_FLOOR_M) <= 1.0:
-        print(
-            f"✓ stay_ade: within a metre of {STAY_FLOOR_M} m, the error no predictor can beat "
-            "on these data."
-        )
-        return
     for wrong, message in mistakes:
         if abs(value - wrong) <= 0.02 * wrong:
-            raise CheckFailed(f"stay_ade: {message} (got {value:.4g})")
+            return CheckFailed(f"stay_ade: {message} (got {value:.4g})")
     if value < 0.05:
-        raise CheckFailed(f"stay_ade returned {value:.3g}: degrees? Measure in metres (haversine)")
-    raise CheckFailed(
+        return CheckFailed(f"stay_ade returned {value:.3g}: degrees? Measure in metres (haversine)")
+    return CheckFailed(
         f"stay_ade returned {value:.4g} m, expected about {STAY_FLOOR_M} m: three "
         "steps, each uniform on ±0.001° in latitude and in longitude, from the last fix"
+    )
+
+
+def check_stay_floor(stay_ade: Callable) -> None:
+    """Check ``stay_ade(n, rng) -> metres``: the ADE of *stay* on the lecture's future,
+    estimated from ``n`` simulated walks (about 98.9 m; the check uses n = 200,000).
+
+    Inside ``unseen_cases`` the generator is another one, and a second estimate (n =
+    100,000, a third generator) must differ from the first: a stored number cannot."""
+    __tracebackhide__ = True
+    rng = np.random.default_rng(case_seed(0))
+    value = _stay_value(call_student(stay_ade, "stay_ade", 200_000, rng))
+    error = _off_the_floor(value)
+    if error is not None:
+        raise error
+    if variant():
+        rng = np.random.default_rng(case_seed(1))
+        other = _stay_value(call_student(stay_ade, "stay_ade", 100_000, rng))
+        error = _off_the_floor(other)
+        if error is not None:
+            raise error
+        if other == value:
+            raise CheckFailed(
+                f"stay_ade returned {value!r} twice, for other walks (another n and rng): "
+                "simulate n walks with the rng it is given, so each run is its own estimate"
+            )
+    print(
+        f"✓ stay_ade: within a metre of {STAY_FLOOR_M} m, the error no predictor can beat "
+        "on these data."
     )

@@ -1,6 +1,7 @@
 """Self-checks for Chapter 5, the data into the model: token positions, the chapter's
 vocabulary, attention shapes, the decoder's self-attention mask. Masks: True = blocked.
-(Decoding: ``checks.decoding``.)"""
+(Decoding: ``checks.decoding``.) Inside ``unseen_cases`` the random values come from other
+seeds and every check adds drawn cases: other sentences, sizes, lengths."""
 
 from __future__ import annotations
 
@@ -14,14 +15,17 @@ from course_lib.checks._core import (
     ATOL,
     CheckFailed,
     call_student,
+    case_generator,
+    case_seed,
     compare,
     passed,
     reference_holds,
+    variant,
 )
 from course_lib.masking import causal_mask
 from course_lib.multihead import MultiHeadAttention
 from course_lib.positional import sinusoidal_encoding
-from course_lib.vocab import PAD, SOS, Vocab
+from course_lib.vocab import EOS, PAD, SOS, UNK, Vocab
 
 __all__ = [
     "check_token_positions",
@@ -44,6 +48,23 @@ def _positions(
     return torch.stack([angles.sin(), angles.cos()], -1).flatten(1)
 
 
+#: Words outside ``check_token_positions``'s vocabulary, for the unseen sentences.
+_NEW_WORDS = ("mange", "souris", "rouge", "court")
+
+
+def _unseen_sentences(words: list[str], g: torch.Generator) -> list[tuple[str, int]]:
+    """Two ``(sentence, d_model)`` cases for ``unseen_cases``: one to five words of ``words``
+    or of :data:`_NEW_WORDS` (unknown ones), at an even width of at least 4."""
+    pool = [*words, *_NEW_WORDS]
+    cases = []
+    for _ in range(2):
+        n = int(torch.randint(1, 6, (), generator=g))
+        picked = torch.randint(len(pool), (n,), generator=g).tolist()
+        d = 2 * int(torch.randint(2, 33, (), generator=g))
+        cases.append((" ".join(pool[i] for i in picked), d))
+    return cases
+
+
 def check_token_positions(fn: Callable) -> None:
     """Check ``token_positions(sentence, vocab, d_model) -> (ids, pe)``.
 
@@ -61,6 +82,8 @@ def check_token_positions(fn: Callable) -> None:
         ("le chat mange", 256),
         ("noir", 8),
     ]  # "mange" is not in the vocabulary
+    if variant():
+        cases += _unseen_sentences(vocab.words[4:], case_generator(54))
     for sentence, d in cases:
         ids = torch.tensor(vocab.encode(sentence), dtype=torch.long)
         s = len(ids)
@@ -126,6 +149,31 @@ CHAPTER_IDS = {
 }
 CHAPTER_VOCAB_SIZE = 4102  # tokens, the four special ones included
 
+#: More words of the chapter's vocabulary and their ids, frequent to rare, from which
+#: ``unseen_cases`` builds other sentences (tests/test_unseen_cases_5_6.py rebuilds them).
+CHAPTER_WORD_IDS = {
+    "mon": 43, "sommes": 20, "si": 51, "c": 26, "te": 54, "toi": 48, "avec": 57, "trop": 45,
+    "joueur": 602, "fait": 89, "bois": 920, "menteuse": 536, "peintre": 854, "famille": 315,
+    "quitte": 724, "fini": 113, "contusionne": 1642, "vegetarienne": 1463, "capte": 2522,
+    "epandent": 2921, "papa": 2009, "cherches": 2559, "insatisfait": 3227, "reunion": 1417,
+}  # fmt: skip
+_UNKNOWN_WORDS = ("xylophoniste", "ornithorynque", "kangourou", "trottinette")
+
+
+def _unseen_chapter_ids(g: torch.Generator) -> dict[str, list[int]]:
+    """Three other sentences for ``unseen_cases``, two to five words of
+    :data:`CHAPTER_WORD_IDS` (and now and then an unknown word), with their chapter ids."""
+    known = list(CHAPTER_WORD_IDS)
+    sentences = {}
+    while len(sentences) < 3:
+        n = int(torch.randint(2, 6, (), generator=g))
+        words = [known[i] for i in torch.randperm(len(known), generator=g)[:n].tolist()]
+        if torch.rand((), generator=g) < 0.3:
+            words[-1] = _UNKNOWN_WORDS[int(torch.randint(len(_UNKNOWN_WORDS), (), generator=g))]
+        sentences[" ".join(words)] = [*(CHAPTER_WORD_IDS.get(w, UNK) for w in words), EOS]
+    return sentences
+
+
 #: "le chat est noir" in vocabularies built from the wrong pairs, and what went wrong.
 _WRONG_VOCABULARIES = {
     (24, 1875, 6, 1020, 2): "the vocabulary was built from all pairs; it must come from the "
@@ -141,7 +189,8 @@ def check_chapter_vocabulary(fn: Callable) -> None:
     """Check ``chapter_vocabulary() -> Vocab``: the chapter's French vocabulary, built from the
     French side of the training split of ``split_pairs(load_pairs(), seed=0)``.
 
-    Compares the ids of three sentences (*le chat est noir* among them) and the size of the
+    Compares the ids of three sentences (*le chat est noir* among them; inside
+    ``unseen_cases`` three more, made of :data:`CHAPTER_WORD_IDS`) and the size of the
     vocabulary with the chapter's, and names the likely cause of a difference: the
     vocabulary built from all pairs, from the English side, or from another split.
     """
@@ -154,7 +203,10 @@ def check_chapter_vocabulary(fn: Callable) -> None:
             f"{type(vocab).__name__}: return Vocab(fr for fr, _ in split.train)"
         )
     size = len(vocab)
-    for sentence, expected in CHAPTER_IDS.items():
+    sentences = dict(CHAPTER_IDS)
+    if variant():
+        sentences |= _unseen_chapter_ids(case_generator(55))
+    for sentence, expected in sentences.items():
         try:
             got = [int(i) for i in vocab.encode(sentence)]
         except Exception as err:  # a student's object that is not a Vocab after all
@@ -188,9 +240,18 @@ def check_chapter_vocabulary(fn: Callable) -> None:
             f"{CHAPTER_VOCAB_SIZE}: build it from split.train alone, with Vocab's defaults"
         )
     print(
-        f"✓ {name}: all {len(CHAPTER_IDS)} sentences get the chapter's ids, "
+        f"✓ {name}: all {len(sentences)} sentences get the chapter's ids, "
         f"'le chat est noir' -> {CHAPTER_IDS['le chat est noir']}."
     )
+
+
+def _unseen_shapes(g: torch.Generator) -> list[tuple[int, int, int, int, int]]:
+    """Two ``(B, Lq, Lk, D, H)`` cases for ``unseen_cases``; ``D`` is a multiple of ``H``."""
+    cases = []
+    for _ in range(2):
+        b, lq, lk, h, width = (int(n) for n in torch.randint(1, 9, (5,), generator=g))
+        cases.append((b, lq, lk, h * width, h))
+    return cases
 
 
 def check_attention_shapes(fn: Callable) -> None:
@@ -202,12 +263,14 @@ def check_attention_shapes(fn: Callable) -> None:
     """
     __tracebackhide__ = True
     name = "attention_shapes"
-    g = torch.Generator().manual_seed(53)
+    g = case_generator(53)
     # all five sizes differ in the first case, so every mistake below shows
     cases = [(2, 3, 5, 8, 4), (4, 6, 2, 12, 3), (1, 1, 7, 4, 2), (3, 4, 4, 16, 8)]
+    if variant():
+        cases += _unseen_shapes(case_generator(530))
     for seed, (b, lq, lk, d, h) in enumerate(cases):
         with torch.random.fork_rng(devices=[]):  # leave the student's generator alone
-            torch.manual_seed(530 + seed)
+            torch.manual_seed(case_seed(530 + seed))
             mha = MultiHeadAttention(d, h)
         q, kv = torch.randn(b, lq, d, generator=g), torch.randn(b, lk, d, generator=g)
         with torch.no_grad():
@@ -291,6 +354,18 @@ def _target_inputs(lengths: list[int], t: int, g: torch.Generator) -> Tensor:
     return tokens
 
 
+def _unseen_lengths(g: torch.Generator) -> list[tuple[list[int], int]]:
+    """Two ``(lengths, T)`` cases for ``unseen_cases``: B of 1 to 5 sentences, T of 2 to 7
+    steps, the longest sentence filling them."""
+    cases = []
+    for _ in range(2):
+        b, t = int(torch.randint(1, 6, (), generator=g)), int(torch.randint(2, 8, (), generator=g))
+        lengths = torch.randint(1, t + 1, (b,), generator=g)
+        lengths[int(torch.randint(b, (), generator=g))] = t
+        cases.append((lengths.tolist(), t))
+    return cases
+
+
 def check_decoder_self_attention_mask(mask_fn: Callable) -> None:
     """Check ``decoder_self_attention_mask(tgt_in) -> (B, T, T)`` boolean, True = blocked.
 
@@ -300,9 +375,11 @@ def check_decoder_self_attention_mask(mask_fn: Callable) -> None:
     """
     __tracebackhide__ = True
     name = "decoder_self_attention_mask"
-    g = torch.Generator().manual_seed(50)
+    g = case_generator(50)
     # B != T in the first case, so the (T, T) and (B, T) shapes are told apart; T=1 last
     cases = [([4, 2], 4), ([5, 3, 1], 5), ([3], 3), ([2, 4, 1, 3], 6), ([1], 1)]
+    if variant():  # the mask depends on the lengths alone: other lengths, not other words
+        cases += _unseen_lengths(case_generator(500))
     for lengths, t in cases:
         tgt_in = _target_inputs(lengths, t, g)
         b = len(lengths)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 __all__ = ["Exercise", "Assignment", "load_assignment", "cell_source", "check_calls"]
 
-HEADING = re.compile(r"^## Exercise (?P<number>\d+)(?::\s*(?P<title>.*?))?\s*$", re.M)
+HEADING = re.compile(r"^## Exercise (?P<number>\d+)(?P<title>[^\n]*)$", re.M)
 POINTS = re.compile(r"\s*\((?P<points>\d+(?:\.\d+)?) points?\)$")
 GENERATED = re.compile(r"Generated from `chapters/(?P<chapter>[\w.-]+)\.ipynb`")
 ANSWER_PLACEHOLDER = "**Your answer.**"
@@ -186,7 +186,7 @@ def load_assignment(path: str | Path) -> Assignment:
     template_code = [cell_source(c) for c in code_before if not _is_setup(c)]
     for section in sections:
         heading = HEADING.match(cell_source(section[0]))
-        raw_title = (heading["title"] or "").strip()
+        raw_title = heading["title"].strip().removeprefix(":").strip()
         points_match = POINTS.search(raw_title)
         points = float(points_match["points"]) if points_match else 1.0
         answers = [
