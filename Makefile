@@ -9,6 +9,9 @@
 #   make test-oldest   the same on the oldest releases it allows (every range's floor)
 #   make execute   (authors) re-execute every chapter in place, then regenerate exercises
 #   make student   (authors) regenerate the student exercise notebooks
+#   make grade CHAPTER=05 SUBMISSIONS=folder-or-zip OUT=folder
+#                  (instructors) grade a class's exercise notebooks: OUT/grades.csv,
+#                  OUT/feedback/<student>.md, OUT/answers.md (README: "Grading a class")
 #
 # Each target creates .venv and installs requirements.txt on first use.
 
@@ -25,7 +28,7 @@ endif
 # One thread: identical results, and 10-100x faster than two threads on a busy 2-core machine.
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: setup book test test-laptop test-latest test-oldest doctor execute student clean
+.PHONY: setup book test test-laptop test-latest test-oldest doctor execute student grade clean
 
 setup: $(STAMP)
 
@@ -68,6 +71,14 @@ execute: setup
 
 student: setup
 	$(BIN)/python tools/make_student.py
+
+# Paths as given on the command line (relative to where make runs); JOBS=2 submissions at a
+# time, TIMEOUT=120 seconds per cell and per check.
+grade: setup
+	@if [ -z "$(CHAPTER)" ] || [ -z "$(SUBMISSIONS)" ] || [ -z "$(OUT)" ]; then \
+		echo "usage: make grade CHAPTER=05 SUBMISSIONS=folder-or-zip OUT=folder" >&2; exit 2; fi
+	$(BIN)/python -m course_lib.grading --chapter "$(CHAPTER)" --submissions "$(SUBMISSIONS)" \
+		--out "$(OUT)" --jobs "$(or $(JOBS),2)" --timeout "$(or $(TIMEOUT),120)"
 
 clean:
 	rm -rf _build _mathjax .pytest_cache .ruff_cache .hypothesis .notebook-seconds.json

@@ -103,3 +103,22 @@ def write(nb: nbformat.NotebookNode, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, path)
     return path
+
+
+def grade_once(tmp_path_factory, name: str, build: Callable[[Path], list[str]]) -> Path:
+    """Grade a fixture class once per test session, also under pytest-xdist (whose workers
+    share the base temporary folder): the first worker grades, the others wait and read.
+    ``build(root)`` writes the class under ``root`` and returns the grader's arguments;
+    returns the folder the grader wrote to (``root / "out"``)."""
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp().parent / f"graded-{name}"
+    with FileLock(str(shared) + ".lock"):
+        out = shared / "out"
+        if not (out / "grades.csv").exists():
+            from course_lib.grading.__main__ import main
+
+            shared.mkdir(exist_ok=True)
+            args = build(shared)
+            assert main([*args, "--out", str(out)]) == 0, "the grader failed"
+    return out

@@ -100,21 +100,11 @@ def class_folder(root):
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    root = tmp_path_factory.mktemp("grading")
-    out = root / "out"
-    code = main(
-        [
-            "--chapter",
-            CHAPTER,
-            "--submissions",
-            str(class_folder(root)),
-            "--out",
-            str(out),
-            "--timeout",
-            str(TIMEOUT_S),
-        ]
-    )
-    assert code == 0
+    def build(root):
+        folder = class_folder(root)
+        return ["--chapter", CHAPTER, "--submissions", str(folder), "--timeout", str(TIMEOUT_S)]
+
+    out = fx.grade_once(tmp_path_factory, "02b", build)
     with open(out / "grades.csv", newline="", encoding="utf-8") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
     return out, rows

@@ -11,6 +11,8 @@ from pathlib import Path
 from course_lib.grading.assignment import Assignment
 from course_lib.grading.grade import Graded
 
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
 __all__ = ["write_gradebook", "write_feedback", "write_answers", "summary", "column_names"]
 
 
@@ -127,6 +129,13 @@ def summary(assignment: Assignment, graded: list[Graded]) -> str:
     readable = [g for g in graded if g.exercises]
     if not readable:
         return "\n".join(out)
+    possible = sum(e.points for e in assignment.exercises if e.autograded)
+    totals = [g.total for g in readable]
+    out.append(
+        f"autograded total: mean {sum(totals) / len(totals):.2f} of {possible:g}, "
+        f"median {sorted(totals)[len(totals) // 2]:g}, {sum(t == possible for t in totals)} "
+        "full marks"
+    )
     out.append("exercise  mean  distribution of points")
     failing = []
     for exercise in assignment.exercises:
@@ -147,9 +156,10 @@ def summary(assignment: Assignment, graded: list[Graded]) -> str:
         out.append("most missed (what to re-teach):")
         for n, exercise, missed in failing[:5]:
             out.append(f"  {exercise.label}: {n} of {len(readable)} did not pass")
-            messages = Counter(
-                (r.messages[0].splitlines()[0] if r.messages else r.status) for r in missed
-            )
-            for message, k in messages.most_common(3):
-                out.append(f"    {k} x {message[:150]}")
+            first_lines = [r.messages[0].splitlines()[0] if r.messages else r.status for r in missed]
+            # the same mistake on other cases differs in its numbers only
+            kinds = Counter(NUMBER.sub("#", line) for line in first_lines)
+            example = {NUMBER.sub("#", line): line for line in reversed(first_lines)}
+            for kind, k in kinds.most_common(3):
+                out.append(f"    {k} x {example[kind][:150]}")
     return "\n".join(out)
