@@ -156,7 +156,9 @@ def summary(assignment: Assignment, graded: list[Graded]) -> str:
         out.append("most missed (what to re-teach):")
         for n, exercise, missed in failing[:5]:
             out.append(f"  {exercise.label}: {n} of {len(readable)} did not pass")
-            first_lines = [r.messages[0].splitlines()[0] if r.messages else r.status for r in missed]
+            first_lines = [
+                r.messages[0].splitlines()[0] if r.messages else r.status for r in missed
+            ]
             # the same mistake on other cases differs in its numbers only
             kinds = Counter(NUMBER.sub("#", line) for line in first_lines)
             example = {NUMBER.sub("#", line): line for line in reversed(first_lines)}
