@@ -187,9 +187,14 @@ def target_figures(cell: nbformat.NotebookNode) -> list:
     ]
 
 
-def build_student(chapter: Path, keep_solutions: bool = False) -> nbformat.NotebookNode:
+def build_student(
+    chapter: Path, keep_solutions: bool = False, keep_experiments: bool = False
+) -> nbformat.NotebookNode:
     """The student notebook of ``chapter``; with ``keep_solutions`` the marked solution code
-    stays in (the tests run that version to show every check passes)."""
+    stays in (the tests run that version to show every check passes); with
+    ``keep_experiments`` as well, the solutions' other code cells too (the experiments an
+    exercise asks the student to run: what a complete submission holds, which the grading
+    benchmark times)."""
     nb = nbtools.read(chapter)
     section = exercise_section(nb, chapter.name)
     title = next(
@@ -240,7 +245,7 @@ def build_student(chapter: Path, keep_solutions: bool = False) -> nbformat.Noteb
         elif cell.cell_type == "code":
             opening = False
             has_markers = BEGIN in cell.source
-            if not in_solution or has_markers:
+            if not in_solution or has_markers or (keep_solutions and keep_experiments):
                 source = cell.source if keep_solutions else strip_solution(cell.source, where)
                 cells.append(nbformat.v4.new_code_cell(source))
             if in_solution:

@@ -39,7 +39,8 @@ class Exercise:
         number: its number in the student notebook (1, 2, ...).
         title: its title, without the points.
         points: what it is worth.
-        checks: the sources of its check cells, in order (empty: graded by hand).
+        checks: the check calls of its check cells, in order, one source each (empty: graded
+            by hand); each earns an equal share of the points.
         student_names: the names its answer cells define, which its checks are given.
         written: whether it asks for a written answer.
         statement: its Markdown text, as the student notebook shows it.
@@ -194,10 +195,11 @@ def load_assignment(path: str | Path) -> Assignment:
             for c in section
             if c["cell_type"] == "code" and YOUR_CODE in cell_source(c)
         ]
-        checks = tuple(
-            cell_source(c)
+        checks = tuple(  # one per call: each check earns its share of the points
+            ast.get_source_segment(cell_source(c), call)
             for c in section
-            if c["cell_type"] == "code" and check_calls(cell_source(c))
+            if c["cell_type"] == "code"
+            for call in check_calls(cell_source(c)) or []
         )
         template_code += [
             cell_source(c)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import tempfile
 import time
@@ -55,7 +56,10 @@ class Graded:
         answers: the written answers, by exercise number.
         notes: for the instructor: cells that raised, library functions the submission
             replaced.
-        seconds: the time it took.
+        seconds: the time it took (wall clock).
+        seconds_by_kind: where that time went: ``cells`` (the submission's code),
+            ``prepare`` (putting the library back, the assignment's data), ``checks``, and
+            ``start`` (starting Python and importing torch and the library, the rest).
     """
 
     student: str
@@ -64,6 +68,7 @@ class Graded:
     answers: dict[int, str]
     notes: tuple[str, ...]
     seconds: float
+    seconds_by_kind: dict[str, float] = dataclasses.field(default_factory=dict)
 
     @property
     def total(self) -> float:
@@ -243,6 +248,12 @@ def grade_submission(
         }
     )
     review = [n for n in notes if n.startswith("review:")]
+    seconds = time.perf_counter() - start
+    by_kind = {"cells": 0.0, "prepare": 0.0, "checks": 0.0}
+    for step_id, result in results.items():
+        kind = {"cell": "cells", "prepare": "prepare", "check": "checks"}[step_id.split(":")[0]]
+        by_kind[kind] += result.seconds
+    by_kind["start"] = max(0.0, seconds - sum(by_kind.values()))
     status = "; ".join(["graded", *trouble, *(["review"] if review else [])])
     return Graded(
         student=submission.student,
@@ -250,5 +261,6 @@ def grade_submission(
         exercises=tuple(exercises),
         answers=written_answers(cells, assignment),
         notes=tuple(notes),
-        seconds=time.perf_counter() - start,
+        seconds=seconds,
+        seconds_by_kind=by_kind,
     )

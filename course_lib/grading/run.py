@@ -157,10 +157,10 @@ def _run_worker(to_run, workdir, log, timeout, results, pending) -> list[dict]:
                     _record(results, left, left[0]["id"], "timed out", "Python did not start")
                     return left[1:]
                 if end is not None and end.get("event") == "end":
-                    _record(results, left, current, "timed out", f"after {limit:.0f} s")
-                    current = None
+                    _record(results, left, current, "timed out", f"after {limit:.0f} s", limit)
+                    current, started = None, time.monotonic()
                     continue
-                _record(results, left, current, "timed out", f"after {limit:.0f} s")
+                _record(results, left, current, "timed out", f"after {limit:.0f} s", limit)
                 return [s for s in left if s["id"] != current]
             if event.get("event") == "eof":
                 code = worker.process.wait()
