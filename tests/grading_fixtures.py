@@ -1,9 +1,11 @@
 """Submissions a class might hand in, built from a chapter's student notebook: the grader's
-test fixtures (tests/test_grading.py) and the benchmark's class (benchmarks/grading.py)."""
+test fixtures (tests/test_grading*.py) and the README's example class (tools/example_class.py)."""
 
 from __future__ import annotations
 
 import base64
+import contextlib
+import io
 import os
 import pickle
 from collections.abc import Callable
@@ -13,7 +15,9 @@ import nbformat
 
 import make_student
 import nbtools
+from course_lib.checks import check_masked_softmax
 from course_lib.grading.assignment import YOUR_CODE, check_calls, defined_names
+from course_lib.masking import masked_softmax
 
 
 def chapter_path(chapter: str) -> Path:
@@ -82,7 +86,8 @@ def memorized(function_name: str, check: Callable, reference: Callable) -> str:
         outputs.append(result)
         return result
 
-    check(recorder)
+    with contextlib.redirect_stdout(io.StringIO()):  # the check's tick
+        check(recorder)
     blob = base64.b64encode(pickle.dumps(outputs)).decode()
     lines = [blob[i : i + 76] for i in range(0, len(blob), 76)]
     literal = "\n".join(f'    "{line}"' for line in lines)
@@ -94,6 +99,87 @@ def memorized(function_name: str, check: Callable, reference: Callable) -> str:
         f"def {function_name}(*args):\n"
         "    return next(_answers)\n"
     )
+
+
+THREAT_CHAPTER = "02b"
+
+
+def threat_class(folder: Path) -> Path:
+    """The fixture class of Chapter 2b in ``folder``: one submission per threat the grader
+    must withstand (issue 33), named by its number in the README's table."""
+    CHAPTER = THREAT_CHAPTER
+    # 1. the chapter's own solutions
+    write(solved(CHAPTER), folder / "01_correct.ipynb")
+    # 2. handed back untouched
+    write(untouched(CHAPTER), folder / "02_untouched.ipynb")
+    # 3. outputs copied from the public check's cases
+    cheat = memorized("masked_softmax", check_masked_softmax, masked_softmax)
+    write(
+        with_answers(CHAPTER, {"masked_softmax": cheat, "general_scores": None}),
+        folder / "03_hard_coded.ipynb",
+    )
+    # 4. checks edited, deleted, redefined and monkeypatched; only exercise 1 answered
+    nb = with_answers(CHAPTER, {"masked_softmax": None})
+    nb = edit_check_cells(
+        nb,
+        lambda source: (
+            None if "general_scores" in source else 'print("✓ all cases agree with the reference.")'
+        ),
+    )
+    insert_after(
+        nb,
+        "masked_softmax",
+        "import torch\n"
+        "import course_lib.checks\n"
+        "import course_lib.checks._core as core\n"
+        "import course_lib.masking\n\n\n"
+        "def check_general_scores(fn):\n"
+        '    print("✓ general_scores: all cases agree")\n\n\n'
+        "course_lib.checks.check_scaled_dot_product_attention = check_general_scores\n"
+        "core.compare = lambda *args, **kwargs: None\n"
+        "course_lib.masking.masked_softmax.__code__ = (lambda s, m: s).__code__\n"
+        "torch.allclose = lambda *args, **kwargs: True\n",
+    )
+    write(nb, folder / "04_tampered.ipynb")
+    # 5. an endless loop in exercise 2; exercises 1 and 3 right
+    loop = "def scaled_dot_product_attention(*args):\n    while True:\n        pass\n"
+    write(
+        with_answers(
+            CHAPTER,
+            {"masked_softmax": None, "scaled_dot_product_attention": loop, "general_scores": None},
+        ),
+        folder / "05_endless_loop.ipynb",
+    )
+    # 6. a cell that raises (exercise 1) and one that ends Python (exercise 2), each after a
+    # right answer: Python is started again, the cells that ran are run again, the rest graded
+    nb = with_answers(
+        CHAPTER,
+        {"masked_softmax": None, "scaled_dot_product_attention": None, "general_scores": None},
+    )
+    insert_after(nb, "masked_softmax", "1 / 0")
+    insert_after(nb, "scaled_dot_product_attention", "import os\n\nos._exit(1)")
+    write(nb, folder / "06_raises_and_dies.ipynb")
+    # 7. not a notebook, empty, another chapter's notebook, a broken notebook
+    (folder / "07_notes.txt").write_text("I could not open Jupyter, here is my code: ...")
+    (folder / "07_empty.ipynb").write_bytes(b"")
+    write(untouched("01"), folder / "07_other_chapter.ipynb")
+    (folder / "07_broken.ipynb").write_text('{"cells": [{"cell_type": "code", "sour')
+    # 8. looks around and leaves a file: keeps its masked_softmax only if it is alone in its
+    # folder, so two of them (graded one after the other, or side by side) both pass
+    snooping = (
+        "import os\n\n"
+        'seen = sorted(os.listdir("."))\n'
+        'open("left_behind.txt", "w").write("for the next student")\n'
+        'if seen != ["submission.ipynb"]:\n'
+        "    del masked_softmax\n"
+    )
+    for name in ("08_snooping", "09_snooping_too"):
+        nb = with_answers(
+            CHAPTER,
+            {"masked_softmax": None, "scaled_dot_product_attention": None, "general_scores": None},
+        )
+        write(insert_after(nb, "masked_softmax", snooping), folder / f"{name}.ipynb")
+    return folder
 
 
 def write(nb: nbformat.NotebookNode, path: Path) -> Path:

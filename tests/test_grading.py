@@ -17,91 +17,14 @@ from course_lib.checks import check_masked_softmax, unseen_cases
 from course_lib.grading.__main__ import main
 from course_lib.masking import masked_softmax
 
-CHAPTER = "02b"
+CHAPTER = fx.THREAT_CHAPTER
 TIMEOUT_S = 15  # per cell and per check: far above what this chapter's steps take
-
-
-def class_folder(root):
-    """The fixture class of Chapter 2b, one file per threat."""
-    folder = root / "class"
-    # 1. the chapter's own solutions
-    fx.write(fx.solved(CHAPTER), folder / "01_correct.ipynb")
-    # 2. handed back untouched
-    fx.write(fx.untouched(CHAPTER), folder / "02_untouched.ipynb")
-    # 3. outputs copied from the public check's cases
-    cheat = fx.memorized("masked_softmax", check_masked_softmax, masked_softmax)
-    fx.write(
-        fx.with_answers(CHAPTER, {"masked_softmax": cheat, "general_scores": None}),
-        folder / "03_hard_coded.ipynb",
-    )
-    # 4. checks edited, deleted, redefined and monkeypatched; only exercise 1 answered
-    nb = fx.with_answers(CHAPTER, {"masked_softmax": None})
-    nb = fx.edit_check_cells(
-        nb,
-        lambda source: (
-            None if "general_scores" in source else 'print("✓ all cases agree with the reference.")'
-        ),
-    )
-    fx.insert_after(
-        nb,
-        "masked_softmax",
-        "import torch\n"
-        "import course_lib.checks\n"
-        "import course_lib.checks._core as core\n"
-        "import course_lib.masking\n\n\n"
-        "def check_general_scores(fn):\n"
-        '    print("✓ general_scores: all cases agree")\n\n\n'
-        "course_lib.checks.check_scaled_dot_product_attention = check_general_scores\n"
-        "core.compare = lambda *args, **kwargs: None\n"
-        "course_lib.masking.masked_softmax.__code__ = (lambda s, m: s).__code__\n"
-        "torch.allclose = lambda *args, **kwargs: True\n",
-    )
-    fx.write(nb, folder / "04_tampered.ipynb")
-    # 5. an endless loop in exercise 2; exercises 1 and 3 right
-    loop = "def scaled_dot_product_attention(*args):\n    while True:\n        pass\n"
-    fx.write(
-        fx.with_answers(
-            CHAPTER,
-            {"masked_softmax": None, "scaled_dot_product_attention": loop, "general_scores": None},
-        ),
-        folder / "05_endless_loop.ipynb",
-    )
-    # 6. a cell that raises (exercise 1) and one that ends Python (exercise 2), each after a
-    # right answer: Python is started again, the cells that ran are run again, the rest graded
-    nb = fx.with_answers(
-        CHAPTER,
-        {"masked_softmax": None, "scaled_dot_product_attention": None, "general_scores": None},
-    )
-    fx.insert_after(nb, "masked_softmax", "1 / 0")
-    fx.insert_after(nb, "scaled_dot_product_attention", "import os\n\nos._exit(1)")
-    fx.write(nb, folder / "06_raises_and_dies.ipynb")
-    # 7. not a notebook, empty, another chapter's notebook, a broken notebook
-    (folder / "07_notes.txt").write_text("I could not open Jupyter, here is my code: ...")
-    (folder / "07_empty.ipynb").write_bytes(b"")
-    fx.write(fx.untouched("01"), folder / "07_other_chapter.ipynb")
-    (folder / "07_broken.ipynb").write_text('{"cells": [{"cell_type": "code", "sour')
-    # 8. looks around and leaves a file: keeps its masked_softmax only if it is alone in its
-    # folder, so two of them (graded one after the other, or side by side) both pass
-    snooping = (
-        "import os\n\n"
-        'seen = sorted(os.listdir("."))\n'
-        'open("left_behind.txt", "w").write("for the next student")\n'
-        'if seen != ["submission.ipynb"]:\n'
-        "    del masked_softmax\n"
-    )
-    for name in ("08_snooping", "09_snooping_too"):
-        nb = fx.with_answers(
-            CHAPTER,
-            {"masked_softmax": None, "scaled_dot_product_attention": None, "general_scores": None},
-        )
-        fx.write(fx.insert_after(nb, "masked_softmax", snooping), folder / f"{name}.ipynb")
-    return folder
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     def build(root):
-        folder = class_folder(root)
+        folder = fx.threat_class(root / "class")
         return ["--chapter", CHAPTER, "--submissions", str(folder), "--timeout", str(TIMEOUT_S)]
 
     out = fx.grade_once(tmp_path_factory, "02b", build)
@@ -236,3 +159,18 @@ def test_bad_arguments_say_what_to_give(tmp_path, capsys):
     missing = tmp_path / "nowhere"
     assert main(["--chapter", "05", "--submissions", str(missing), "--out", "x"]) == 2
     assert f"SUBMISSIONS={missing} does not exist" in capsys.readouterr().err
+
+
+def test_review_tells_the_instructor_what_was_replaced(graded):
+    out, _ = graded
+    review = (out / "review.md").read_text()
+    tampered = review.split("## 04_tampered")[1].split("## ")[0]
+    for name in (
+        "torch.allclose",
+        "course_lib.checks.check_scaled_dot_product_attention",
+        "course_lib.checks._core.compare",
+        "course_lib.masking.masked_softmax.__code__",
+    ):
+        assert name in tampered
+    assert "01_correct" not in review
+    assert "to review by hand (see review.md): 04_tampered" in (out / "summary.txt").read_text()

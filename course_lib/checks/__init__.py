@@ -24,6 +24,11 @@ from course_lib.checks.attention_decoder import (
     check_context_only_decoder,
 )
 from course_lib.checks.decoding import check_cached_attention_step, check_label_smoothed_loss
+from course_lib.checks.experiments import (
+    check_train_add_norm,
+    check_train_on_plateau,
+    check_train_width,
+)
 from course_lib.checks.gps import (
     check_ade_fde,
     check_constant_velocity,
@@ -81,6 +86,10 @@ __all__ = [
     "check_encoder_layer",
     "check_learned_positions",
     "check_shift_matrix",
+    # Chapters 1, 3 and 4: experiments
+    "check_train_width",
+    "check_train_add_norm",
+    "check_train_on_plateau",
     # Chapter 5
     "check_token_positions",
     "check_chapter_vocabulary",

@@ -2,8 +2,8 @@
 
     python -m course_lib.grading --chapter 05 --submissions FOLDER_OR_ZIP --out FOLDER
 
-writes FOLDER/grades.csv, FOLDER/feedback/<student>.md, FOLDER/answers.md and
-FOLDER/summary.txt, and prints the summary. ``--gradescope FILE.zip`` writes a Gradescope
+writes FOLDER/grades.csv, FOLDER/feedback/<student>.md, FOLDER/answers.md, FOLDER/review.md
+(for the instructor) and FOLDER/summary.txt, and prints the summary. ``--gradescope FILE.zip`` writes a Gradescope
 autograder for the chapter instead (see ``course_lib.grading.gradescope``).
 """
 
@@ -18,11 +18,17 @@ from pathlib import Path
 
 from course_lib.grading.assignment import Assignment, load_assignment
 from course_lib.grading.grade import DEFAULT_TIMEOUT_S, Graded, grade_submission
-from course_lib.grading.report import summary, write_answers, write_feedback, write_gradebook
+from course_lib.grading.report import (
+    summary,
+    write_answers,
+    write_feedback,
+    write_gradebook,
+    write_review,
+)
 from course_lib.grading.submission import collect
 
 REPOSITORY_EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
-OUTPUTS = ("grades.csv", "answers.md", "summary.txt", "feedback")
+OUTPUTS = ("grades.csv", "answers.md", "review.md", "summary.txt", "feedback")
 
 
 class UsageError(ValueError):
@@ -86,6 +92,7 @@ def write_results(out: Path, assignment: Assignment, graded: list[Graded]) -> st
     write_gradebook(out / "grades.csv", assignment, graded)
     write_feedback(out / "feedback", assignment, graded)
     write_answers(out / "answers.md", assignment, graded)
+    write_review(out / "review.md", graded)
     text = summary(assignment, graded)
     (out / "summary.txt").write_text(text + "\n", encoding="utf-8")
     return text
@@ -143,7 +150,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(text)
-    print(f"written to {args.out}: grades.csv, feedback/ ({len(graded)} pages), answers.md")
+    print(
+        f"written to {args.out}: grades.csv, feedback/ ({len(graded)} pages), answers.md, review.md"
+    )
     return 0
 
 

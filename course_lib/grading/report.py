@@ -13,7 +13,14 @@ from course_lib.grading.grade import Graded
 
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
-__all__ = ["write_gradebook", "write_feedback", "write_answers", "summary", "column_names"]
+__all__ = [
+    "write_gradebook",
+    "write_feedback",
+    "write_answers",
+    "write_review",
+    "summary",
+    "column_names",
+]
 
 
 def _points(value: float) -> str:
@@ -119,6 +126,21 @@ def write_answers(path: Path, assignment: Assignment, graded: list[Graded]) -> N
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+def write_review(path: Path, graded: list[Graded]) -> None:
+    """``review.md``: for the instructor only, what each submission did that a person should
+    look at -- library functions it replaced (put back before the checks ran), cells that
+    raised outside any exercise, steps that timed out or ended Python."""
+    lines = ["# For the instructor: what to look at", ""]
+    flagged = [g for g in graded if g.notes or g.status not in ("graded",)]
+    if not flagged:
+        lines.append("Nothing: every submission ran without trouble.")
+    for g in flagged:
+        lines += [f"## {g.student}", "", f"Status: {g.status}", ""]
+        lines += [f"- {note}" for note in g.notes]
+        lines.append("")
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
 def summary(assignment: Assignment, graded: list[Graded]) -> str:
     """The class at a glance: submissions by status, each autograded exercise's mean and
     distribution, and the exercises most students failed with the messages they failed
@@ -151,6 +173,9 @@ def summary(assignment: Assignment, graded: list[Graded]) -> str:
         missed = [r for r in results if r.status != "passed"]
         if missed:
             failing.append((len(missed), exercise, missed))
+    review = [g.student for g in graded if any(n.startswith("review:") for n in g.notes)]
+    if review:
+        out.append(f"to review by hand (see review.md): {', '.join(review)}")
     failing.sort(key=lambda f: -f[0])
     if failing:
         out.append("most missed (what to re-teach):")

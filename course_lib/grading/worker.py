@@ -103,9 +103,9 @@ def restore_snapshot() -> list[str]:
             changed.append(f"{name}.{key}")
             with contextlib.suppress(AttributeError, TypeError):
                 setattr(obj, key, value)
-    for (name, key), (function, code) in FUNCTIONS.items():
-        if _code(function) != code:
-            changed.append(f"{name}.{key}.__code__")
+    for function, code in FUNCTIONS.values():
+        if _code(function) != code:  # named where it is defined, not where it is imported
+            changed.append(f"{function.__module__}.{function.__qualname__}.__code__")
             function.__code__, function.__defaults__, function.__kwdefaults__ = code
     return changed
 
