@@ -482,7 +482,7 @@ def _rates_problem(recipe: _Recipe, run: _Run, ref: _Run, first_loss: int | None
         f"{', '.join(map(str, want))} (ending at {expected[-1]:.3g}) -- "
     )
     training = run.trainer.losses
-    if cuts and got == _plateau_rates(training) and got != _plateau_rates(run.trainer.val_losses):
+    if got == _plateau_rates(training) != _plateau_rates(run.trainer.val_losses):
         return said + (
             "the scheduler was stepped with the training loss: step it with that epoch's "
             "validation loss, plateau.step(trainer.val_losses[-1])"

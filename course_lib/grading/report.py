@@ -29,11 +29,14 @@ def _points(value: float) -> str:
 
 def column_names(assignment: Assignment) -> list[str]:
     """``student``, one column per exercise (``ex3``; ``ex4 (by hand)`` for the exercises an
-    instructor grades), ``total`` (autograded points), ``possible`` (autograded points
-    possible), ``status``."""
-    exercises = [
-        f"ex{e.number}" + ("" if e.autograded else " (by hand)") for e in assignment.exercises
-    ]
+    instructor grades; an exercise with checks and a written answer gets both ``ex5`` and
+    ``ex5 written (by hand)``), ``total`` (autograded points), ``possible`` (autograded
+    points possible), ``status``."""
+    exercises = []
+    for e in assignment.exercises:
+        exercises.append(f"ex{e.number}" + ("" if e.autograded else " (by hand)"))
+        if e.autograded and e.written:
+            exercises.append(f"ex{e.number} written (by hand)")
     return ["student", *exercises, "total", "possible", "status"]
 
 
@@ -52,6 +55,8 @@ def write_gradebook(path: Path, assignment: Assignment, graded: list[Graded]) ->
                     cells.append("0" if exercise.autograded and g.exercises else "")
                 else:
                     cells.append("" if result.points is None else _points(result.points))
+                if exercise.autograded and exercise.written:
+                    cells.append("")  # the written part, for the instructor
             total = _points(g.total) if g.exercises else "0"
             writer.writerow([g.student, *cells, total, _points(possible), g.status])
 
