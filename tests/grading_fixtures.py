@@ -62,6 +62,13 @@ def insert_after(nb: nbformat.NotebookNode, name: str, source: str) -> nbformat.
     return nb
 
 
+def append_to(nb: nbformat.NotebookNode, name: str, source: str) -> nbformat.NotebookNode:
+    """Append ``source`` to the cell that defines ``name``."""
+    cell = next(c for c in nb.cells if c.cell_type == "code" and name in defined_names(c.source))
+    cell.source = cell.source.rstrip("\n") + "\n\n\n" + source
+    return nb
+
+
 def edit_check_cells(nb: nbformat.NotebookNode, replace: Callable[[str], str | None]):
     """Replace (``None``: delete) every check cell."""
     cells = []
@@ -126,7 +133,7 @@ def threat_class(folder: Path) -> Path:
             None if "general_scores" in source else 'print("✓ all cases agree with the reference.")'
         ),
     )
-    insert_after(
+    append_to(
         nb,
         "masked_softmax",
         "import torch\n"
@@ -150,14 +157,15 @@ def threat_class(folder: Path) -> Path:
         ),
         folder / "05_endless_loop.ipynb",
     )
-    # 6. a cell that raises (exercise 1) and one that ends Python (exercise 2), each after a
-    # right answer: Python is started again, the cells that ran are run again, the rest graded
+    # 6. a cell that raises after defining a right answer (exercise 1), one that ends Python
+    # after defining one (exercise 2): Python is started again, the cells that ran are run
+    # again (not the one that ended it), the rest is graded
     nb = with_answers(
         CHAPTER,
         {"masked_softmax": None, "scaled_dot_product_attention": None, "general_scores": None},
     )
-    insert_after(nb, "masked_softmax", "1 / 0")
-    insert_after(nb, "scaled_dot_product_attention", "import os\n\nos._exit(1)")
+    append_to(nb, "masked_softmax", "1 / 0")
+    append_to(nb, "scaled_dot_product_attention", "import os\n\nos._exit(1)")
     write(nb, folder / "06_raises_and_dies.ipynb")
     # 7. not a notebook, empty, another chapter's notebook, a broken notebook
     (folder / "07_notes.txt").write_text("I could not open Jupyter, here is my code: ...")
@@ -178,7 +186,15 @@ def threat_class(folder: Path) -> Path:
             CHAPTER,
             {"masked_softmax": None, "scaled_dot_product_attention": None, "general_scores": None},
         )
-        write(insert_after(nb, "masked_softmax", snooping), folder / f"{name}.ipynb")
+        write(append_to(nb, "masked_softmax", snooping), folder / f"{name}.ipynb")
+    # 10. an experiment that never ends, outside any function the checks use: not run
+    nb = with_answers(
+        CHAPTER,
+        {"masked_softmax": None, "scaled_dot_product_attention": None, "general_scores": None},
+    )
+    write(
+        insert_after(nb, "general_scores", "while True:\n    pass"), folder / "10_experiment.ipynb"
+    )
     return folder
 
 

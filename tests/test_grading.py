@@ -39,7 +39,7 @@ def points(row):
 
 def test_gradebook_has_every_submission_and_the_columns(graded):
     out, rows = graded
-    assert len(rows) == 12
+    assert len(rows) == 13
     header = (out / "grades.csv").read_text().splitlines()[0]
     assert header == "student,ex1,ex2,ex3,total,possible,status"
     assert {row["possible"] for row in rows.values()} == {"3"}
@@ -95,11 +95,12 @@ def test_endless_loop_times_out_alone(graded):
 def test_raising_cell_and_dead_kernel_are_reported_and_the_rest_graded(graded):
     out, rows = graded
     row = rows["06_raises_and_dies"]
-    assert points(row) == ["1", "1", "1", "3"]
+    assert points(row) == ["1", "0", "1", "2"]
     assert row["status"] == "graded; kernel died: exercise 2"
     page = (out / "feedback" / "06_raises_and_dies.md").read_text()
     assert "raised ZeroDivisionError: division by zero" in page
     assert "stopped Python itself (Python exited with code 1)" in page
+    assert "the notebook defines no `scaled_dot_product_attention`" in page
 
 
 @pytest.mark.parametrize(
@@ -127,7 +128,7 @@ def test_each_submission_runs_alone_in_its_folder(graded):
 def test_summary_names_what_most_students_missed(graded):
     out, _ = graded
     text = (out / "summary.txt").read_text()
-    assert text.startswith("12 submission(s) for 02b_scoring_functions")
+    assert text.startswith("13 submission(s) for 02b_scoring_functions")
     assert "most missed (what to re-teach):" in text
     assert "not implemented yet" in text
 
@@ -174,3 +175,10 @@ def test_review_tells_the_instructor_what_was_replaced(graded):
         assert name in tampered
     assert "01_correct" not in review
     assert "to review by hand (see review.md): 04_tampered" in (out / "summary.txt").read_text()
+
+
+def test_an_experiment_the_checks_do_not_need_is_not_run(graded):
+    out, rows = graded
+    assert points(rows["10_experiment"]) == ["1", "1", "1", "3"]
+    assert rows["10_experiment"]["status"] == "graded"
+    assert "1 other code cell(s)" in (out / "feedback" / "10_experiment.md").read_text()

@@ -35,7 +35,7 @@ def class_folder(root):
             'print("✓ train_attention_gru: trained")' if "check_training" in source else source
         ),
     )
-    fx.insert_after(
+    fx.append_to(
         nb,
         "train_attention_gru",
         "import course_lib.checks\n"

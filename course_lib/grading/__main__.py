@@ -72,13 +72,16 @@ def grade_class(
     jobs: int = 2,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     progress=None,
+    all_cells: bool = False,
 ) -> list[Graded]:
     """Grade every submission, ``jobs`` at a time; the results sorted by student id."""
     with tempfile.TemporaryDirectory(prefix="grade-class-") as tmp:
         found = collect(submissions, Path(tmp))
         graded = []
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(grade_submission, s, assignment, timeout_s) for s in found]
+            futures = [
+                pool.submit(grade_submission, s, assignment, timeout_s, all_cells) for s in found
+            ]
             for i, future in enumerate(concurrent.futures.as_completed(futures), start=1):
                 g = future.result()
                 graded.append(g)
@@ -119,6 +122,11 @@ def main(argv: list[str] | None = None) -> int:
         default=REPOSITORY_EXERCISES if REPOSITORY_EXERCISES.is_dir() else Path("exercises"),
         help="the folder of the student notebooks (default: the repository's exercises/)",
     )
+    parser.add_argument(
+        "--all-cells",
+        action="store_true",
+        help="run every code cell, not only those the checks need (slower: experiments too)",
+    )
     parser.add_argument("--gradescope", type=Path, help="write a Gradescope autograder zip")
     args = parser.parse_args(argv)
     try:
@@ -144,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             jobs=args.jobs,
             timeout_s=args.timeout,
             progress=lambda line: print(line, flush=True),
+            all_cells=args.all_cells,
         )
         text = write_results(args.out, assignment, graded)
     except (UsageError, FileNotFoundError, ValueError) as err:

@@ -18,6 +18,7 @@ from course_lib.grading.assignment import (
     check_calls,
 )
 from course_lib.grading.run import StepResult, run_steps
+from course_lib.grading.slicing import needed_cells
 from course_lib.grading.submission import Submission, read_cells
 
 __all__ = ["ExerciseResult", "Graded", "grade_submission", "DEFAULT_TIMEOUT_S"]
@@ -60,6 +61,8 @@ class Graded:
         seconds_by_kind: where that time went: ``cells`` (the submission's code),
             ``prepare`` (putting the library back, the assignment's data), ``checks``, and
             ``start`` (starting Python and importing torch and the library, the rest).
+        cells_not_run: code cells left out because the checks do not need them
+            (experiments, figures; ``slicing``).
     """
 
     student: str
@@ -69,6 +72,7 @@ class Graded:
     notes: tuple[str, ...]
     seconds: float
     seconds_by_kind: dict[str, float] = dataclasses.field(default_factory=dict)
+    cells_not_run: int = 0
 
     @property
     def total(self) -> float:
@@ -109,12 +113,16 @@ def written_answers(cells: list[dict], assignment: Assignment) -> dict[int, str]
     return {n: "\n\n".join(parts) for n, parts in answers.items()}
 
 
-def plan(cells: list[dict], assignment: Assignment) -> tuple[list[dict], dict[str, int]]:
-    """The steps for a submission and, for each cell step, its exercise's number.
+def plan(
+    cells: list[dict], assignment: Assignment, all_cells: bool = False
+) -> tuple[list[dict], dict[str, int], int]:
+    """The steps for a submission, for each cell step its exercise's number, and how many
+    code cells are left out.
 
-    Every code cell of the submission runs, in order, except the setup cell and cells that
-    only call checks (the grader calls the checks itself, on the assignment's check cells)."""
-    steps, region_of = [], {}
+    The submission's code cells run in order, except the setup cell, cells that only call
+    checks (the grader calls the checks itself, on the assignment's check cells) and --
+    unless ``all_cells`` -- cells the checks do not need (``slicing``: experiments, figures)."""
+    runnable = []
     for index, (cell, region) in enumerate(zip(cells, _regions(cells), strict=True), start=1):
         source = cell_source(cell)
         if (
@@ -123,6 +131,13 @@ def plan(cells: list[dict], assignment: Assignment) -> tuple[list[dict], dict[st
             or not source.strip()
             or check_calls(source)
         ):
+            continue
+        runnable.append((index, region, source))
+    names = {n for e in assignment.exercises if e.autograded for n in e.student_names}
+    keep = needed_cells([s for _, _, s in runnable], names)
+    steps, region_of = [], {}
+    for (index, region, source), needed in zip(runnable, keep, strict=True):
+        if not (needed or all_cells):
             continue
         step_id = f"cell:{index}"
         steps.append({"id": step_id, "kind": "cell", "source": source})
@@ -139,7 +154,7 @@ def plan(cells: list[dict], assignment: Assignment) -> tuple[list[dict], dict[st
                     "variant": VARIANT,
                 }
             )
-    return steps, region_of
+    return steps, region_of, len(runnable) - len(region_of)
 
 
 def _cell_problem(step_id: str, result: StepResult) -> str:
@@ -211,7 +226,10 @@ def score(
 
 
 def grade_submission(
-    submission: Submission, assignment: Assignment, timeout_s: float = DEFAULT_TIMEOUT_S
+    submission: Submission,
+    assignment: Assignment,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    all_cells: bool = False,
 ) -> Graded:
     """Grade one submission in a temporary folder of its own; never raises because of what
     the submission holds.
@@ -220,12 +238,13 @@ def grade_submission(
         submission: the file and the student's id.
         assignment: the chapter's exercises.
         timeout_s: seconds each cell and each check may take.
+        all_cells: run every code cell, not only those the checks need.
     """
     start = time.perf_counter()
     cells, problem = read_cells(submission.path, assignment)
     if cells is None:
         return Graded(submission.student, problem, (), {}, (), time.perf_counter() - start)
-    steps, region_of = plan(cells, assignment)
+    steps, region_of, left_out = plan(cells, assignment, all_cells)
     with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
         workdir = Path(tmp) / "submission"
         workdir.mkdir()
@@ -263,4 +282,5 @@ def grade_submission(
         notes=tuple(notes),
         seconds=seconds,
         seconds_by_kind=by_kind,
+        cells_not_run=left_out,
     )

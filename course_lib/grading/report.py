@@ -84,6 +84,12 @@ def feedback_page(assignment: Assignment, g: Graded) -> str:
         "check cell prints.",
         "",
     ]
+    if g.cells_not_run:
+        lines += [
+            f"The grader ran the cells that define your functions; {g.cells_not_run} other "
+            "code cell(s) (experiments, figures) are read by your instructor, not run.",
+            "",
+        ]
     by_number = {e.number: e for e in g.exercises}
     for exercise in assignment.exercises:
         result = by_number[exercise.number]

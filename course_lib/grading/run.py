@@ -3,7 +3,8 @@
 A step that runs past its limit is interrupted (``KeyboardInterrupt``, as Jupyter's stop
 button); if the worker does not answer within ``GRACE_S`` it is killed. A worker that dies
 (``os._exit``, a crash, a kill) is replaced: the new one first runs again, silently, the cells
-that had run without error, then goes on after the step that killed the old one. The grader
+that had run to their end or to an error (not those that timed out or killed it), then goes
+on after the step that killed the old one. The grader
 itself never waits longer than the limits allow and never raises because of a submission.
 """
 
@@ -132,7 +133,8 @@ def run_steps(
             replay = [
                 {**s, "id": "replay:" + s["id"]}
                 for s in steps
-                if s["kind"] == "cell" and results.get(s["id"], StepResult("")).outcome == "ok"
+                if s["kind"] == "cell"
+                and results.get(s["id"], StepResult("")).outcome in ("ok", "error")
             ]
             workers += 1
             pending = _run_worker(replay + pending, workdir, log, timeout, results, pending)
