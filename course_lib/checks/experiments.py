@@ -52,26 +52,32 @@ PLATEAU_UNSEEN = [(0, 21), (17, 23), (27, 23), (33, 23), (40, 20), (30, 15), (19
 class _Model:
     module: nn.Module  # held, so that its id stays its own
     first: dict[str, Tensor]  # the weights at its first training step
+    inputs: int  # how many inputs its first training call received
     sources: list[Tensor] = field(default_factory=list)  # one per training batch
+    # (training batches so far, source) of every call in eval mode: the validation passes
+    evaluated: list[tuple[int, Tensor]] = field(default_factory=list)
 
 
 class _Watch:
-    """Inside ``watching()``: the training batches (their sources) and first weights of every
-    model of the course's two kinds, and the learning rate of every optimizer step."""
+    """Inside ``watching()``: the training batches (their sources), validation batches and
+    first weights of every model of the course's two kinds, and the learning rate of every
+    optimizer step."""
 
     def __init__(self) -> None:
         self._models: dict[int, _Model] = {}
         self._rates: dict[int, tuple[torch.optim.Optimizer, list[float]]] = {}
 
     def on_forward(self, module: nn.Module, args: tuple) -> None:
-        if not (module.training and isinstance(module, _MODELS) and args):
-            return
-        if not isinstance(args[0], Tensor):
+        if not (isinstance(module, _MODELS) and args and isinstance(args[0], Tensor)):
             return
         seen = self._models.get(id(module))
+        if not module.training:
+            if seen is not None:
+                seen.evaluated.append((len(seen.sources), args[0].detach().cpu().clone()))
+            return
         if seen is None:
             first = {k: v.detach().cpu().clone() for k, v in module.state_dict().items()}
-            seen = self._models[id(module)] = _Model(module, first)
+            seen = self._models[id(module)] = _Model(module, first, len(args))
         seen.sources.append(args[0].detach().cpu().clone())
 
     def on_step(self, optimizer: torch.optim.Optimizer, args, kwargs) -> None:
@@ -107,9 +113,18 @@ class _Run:
     """One training as the check saw it."""
 
     trainer: Trainer
-    first: dict[str, Tensor]
-    sources: list[Tensor]
+    seen: _Model
     rates: list[float]  # the learning rate of every optimizer step
+
+    @property
+    def sources(self) -> list[Tensor]:
+        return self.seen.sources
+
+    def validated(self, epochs: int) -> Tensor:
+        """The sources the model was validated on after its first epoch, ``(N, S, F)``."""
+        per_epoch = len(self.sources) // epochs
+        after_first = [x for n, x in self.seen.evaluated if n == per_epoch]
+        return torch.cat(after_first) if after_first else torch.empty(0, 0, 0)
 
     def rate_after(self, epochs: int) -> list[float]:
         """The learning rate after each epoch (and its scheduler step)."""
@@ -186,7 +201,7 @@ def _reference(recipe: _Recipe, train_set, val_set, device: torch.device) -> _Ru
     with _watching() as watch:
         trainer = recipe.train(train_set, val_set, device)
     seen = watch.model(trainer.model)
-    run = _Run(trainer, seen.first, seen.sources, watch.rates(trainer.optimizer))
+    run = _Run(trainer, seen, watch.rates(trainer.optimizer))
     if None not in data:
         _REFERENCES[key] = run
         while len(_REFERENCES) > 8:
@@ -373,7 +388,7 @@ def _epochs_problem(recipe: _Recipe, trainer: Trainer) -> str | None:
             if got != e * e
             else " (each fit call trains one epoch: fit(train_loader, val_loader, 1, ...))"
         )
-    return f"it trained {got} epochs (len(trainer.val_losses)), the recipe {e}{hint}"
+    return f"it trained {got} epochs (len(trainer.val_losses)), the recipe trains {e}{hint}"
 
 
 # -- where the training parts from the recipe's ------------------------------------------------
@@ -400,14 +415,20 @@ def _weights_problem(recipe: _Recipe, first: dict[str, Tensor]) -> str | None:
     )
 
 
-def _batches_problem(recipe: _Recipe, got: list[Tensor], ref: _Run, train_set) -> str | None:
-    expected = ref.sources
+def _batches_problem(recipe: _Recipe, run: _Run, ref: _Run, train_set) -> str | None:
+    got, expected = run.sources, ref.sources
     if got and expected and len(got[0]) != len(expected[0]):
         return (
             f"it trained on batches of {len(got[0])}, the recipe's {len(expected[0])}: "
             f"DataLoader(train_set, batch_size={BATCH}, shuffle=True, generator=torch.Generator())"
         )
     per_epoch = len(expected) // recipe.epochs
+    if run.seen.inputs != ref.seen.inputs:
+        return (
+            f"in training the model received {run.seen.inputs} input(s), the recipe's "
+            f"{ref.seen.inputs} (the source and the target): train on "
+            "train_set, whose items (source, target, target) hand the target to the model"
+        )
     if len(got) != len(expected):
         return (
             f"it took {len(got)} training steps, the recipe {len(expected)} ({recipe.epochs} "
@@ -456,6 +477,19 @@ def _batches_problem(recipe: _Recipe, got: list[Tensor], ref: _Run, train_set) -
     )
 
 
+def _validation_problem(recipe: _Recipe, run: _Run, ref: _Run) -> str | None:
+    """Whether the model was validated on ``val_set`` (its sequences, in any order)."""
+    got, expected = run.validated(recipe.epochs), ref.validated(recipe.epochs)
+    if got.shape[1:] == expected.shape[1:] and torch.equal(
+        torch.unique(got.flatten(1), dim=0), torch.unique(expected.flatten(1), dim=0)
+    ):
+        return None
+    return (
+        f"after epoch 1 the model was validated on {len(got)} other sequences than val_set's "
+        f"{len(expected)}: validate on val_set, DataLoader(val_set, batch_size={BATCH})"
+    )
+
+
 def _rates_problem(recipe: _Recipe, run: _Run, ref: _Run, first_loss: int | None) -> str | None:
     """For the plateau: the learning rate after each epoch, against the recipe's."""
     e = recipe.epochs
@@ -481,21 +515,23 @@ def _rates_problem(recipe: _Recipe, run: _Run, ref: _Run, first_loss: int | None
         f" (ending at {got[-1]:.3g}); the recipe's after epoch{'s' * (len(want) > 1)} "
         f"{', '.join(map(str, want))} (ending at {expected[-1]:.3g}) -- "
     )
-    training = run.trainer.losses
-    if got == _plateau_rates(training) != _plateau_rates(run.trainer.val_losses):
-        return said + (
-            "the scheduler was stepped with the training loss: step it with that epoch's "
-            "validation loss, plateau.step(trainer.val_losses[-1])"
-        )
-    if cuts:
-        first = cuts[0] - 1
-        ratio = got[first] / (got[first - 1] if first else LR)
-        if not math.isclose(ratio, FACTOR, rel_tol=1e-6):
-            return said + f"each cut multiplies the rate by {ratio:.3g}: factor={FACTOR}"
-    return said + (
-        f"build ReduceLROnPlateau(optimizer, factor={FACTOR}, patience={PATIENCE}) once and "
+    step = (
         "step it once after every epoch with that epoch's validation loss, "
         "plateau.step(trainer.val_losses[-1])"
+    )
+    if not cuts:
+        return said + (
+            f"is the scheduler stepped at all? {step[0].upper()}{step[1:]} (stepped with the "
+            "training loss, which keeps falling here, it does not cut either)"
+        )
+    if got == _plateau_rates(run.trainer.losses):
+        return said + f"the scheduler was stepped with the training loss: {step}"
+    first = cuts[0] - 1
+    ratio = got[first] / (got[first - 1] if first else LR)
+    if not math.isclose(ratio, FACTOR, rel_tol=1e-6):
+        return said + f"each cut multiplies the rate by {ratio:.3g}: factor={FACTOR}"
+    return said + (
+        f"build ReduceLROnPlateau(optimizer, factor={FACTOR}, patience={PATIENCE}) once and {step}"
     )
 
 
@@ -524,11 +560,11 @@ def _check(recipe: _Recipe, fn: Callable, train_set, val_set) -> Trainer:
                 f"{call}: the returned Trainer's model was not trained inside {recipe.name}: "
                 "build the model and the Trainer in the function and call trainer.fit there"
             )
-        run = _Run(trainer, seen.first, seen.sources, watch.rates(trainer.optimizer))
-        problem = _weights_problem(recipe, run.first)
+        run = _Run(trainer, seen, watch.rates(trainer.optimizer))
+        problem = _weights_problem(recipe, seen.first)
         if problem is None:
             ref = _reference(recipe, train_set, val_set, trainer.device)
-            problem = _batches_problem(recipe, run.sources, ref, train_set)
+            problem = _batches_problem(recipe, run, ref, train_set)
         if problem is not None:
             raise CheckFailed(f"{call}: {problem}")
     wrong = _first_difference(trainer.val_losses, ref.trainer.val_losses)
@@ -537,6 +573,9 @@ def _check(recipe: _Recipe, fn: Callable, train_set, val_set) -> Trainer:
         if problem is not None:
             raise CheckFailed(f"{call}: {problem}")
     if wrong is not None:
+        problem = _validation_problem(recipe, run, ref)
+        if problem is not None:
+            raise CheckFailed(f"{call}: {problem}")
         got, expected = trainer.val_losses[wrong], ref.trainer.val_losses[wrong]
         agree = f"agree with the recipe's up to epoch {wrong} and " if wrong else ""
         raise CheckFailed(
