@@ -125,8 +125,16 @@ def threat_class(folder: Path) -> Path:
         with_answers(CHAPTER, {"masked_softmax": cheat, "general_scores": None}),
         folder / "03_hard_coded.ipynb",
     )
-    # 4. checks edited, deleted, redefined and monkeypatched; only exercise 1 answered
-    nb = with_answers(CHAPTER, {"masked_softmax": None})
+    # 4. checks edited, deleted, redefined and monkeypatched; exercise 1 answered, exercise 3
+    # answered by a function that patches torch when it is called
+    patching = (
+        "def general_scores(query, key, weight):\n"
+        "    import torch\n\n"
+        "    torch.allclose = lambda *args, **kwargs: True\n"
+        "    torch.Tensor.__eq__ = lambda *args: True\n"
+        "    return query\n"
+    )
+    nb = with_answers(CHAPTER, {"masked_softmax": None, "general_scores": patching})
     nb = edit_check_cells(
         nb,
         lambda source: (

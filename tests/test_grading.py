@@ -81,7 +81,9 @@ def test_tampering_is_graded_as_if_untouched_and_flagged(graded):
     assert row["status"] == "graded; review"
     page = (out / "feedback" / "04_tampered.md").read_text()
     assert "scaled_dot_product_attention is not implemented yet" in page
-    assert "general_scores is not implemented yet" in page
+    assert (
+        "your code changed torch.Tensor.__eq__, torch.allclose while it was being checked" in page
+    )
 
 
 def test_endless_loop_times_out_alone(graded):

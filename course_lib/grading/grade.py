@@ -202,6 +202,9 @@ def score(
                 )
             elif result.outcome == "kernel died":
                 messages.append(f"your function stopped Python itself ({result.message})")
+            elif result.outcome == "changed":
+                messages.append(result.message)
+                notes.append(f"review: exercise {exercise.number}: {result.message}")
             elif result.outcome != "ok":
                 messages.append(result.message)
         outcomes = {r.outcome for r in checks} | {r.outcome for _, r in cell_problems}

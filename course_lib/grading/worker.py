@@ -36,7 +36,8 @@ import time
 import types
 
 import torch
-import torch.nn.functional
+import torch._dynamo  # noqa: F401 -- imported lazily by an optimizer's first step, it rebinds
+import torch.nn.functional  # torch.manual_seed and others: import it before the snapshot
 
 import course_lib
 import course_lib.checks
@@ -103,6 +104,11 @@ def restore_snapshot() -> list[str]:
             changed.append(f"{name}.{key}")
             with contextlib.suppress(AttributeError, TypeError):
                 setattr(obj, key, value)
+        if isinstance(obj, type):  # a class: a new attribute overrides an inherited one
+            for key in [k for k in now if k not in SNAPSHOT[name]]:
+                changed.append(f"{name}.{key}")
+                with contextlib.suppress(AttributeError, TypeError):
+                    delattr(obj, key)
     for function, code in FUNCTIONS.values():
         if _code(function) != code:  # named where it is defined, not where it is imported
             changed.append(f"{function.__module__}.{function.__qualname__}.__code__")
@@ -173,22 +179,35 @@ class Worker:
         for name in CHECK_NAMES:
             namespace[name] = getattr(self.checks, name)
         printed = io.StringIO()
+        changed = restore_snapshot()  # what an earlier check's call of a function changed
         try:
             with contextlib.redirect_stdout(printed), self.checks.unseen_cases(variant):
                 exec(compile(source, "<check cell>", "exec"), namespace)
         except KeyboardInterrupt:
+            restore_snapshot()
             return "interrupted", "interrupted"
-        except self.checks.CheckFailed as err:
-            return "failed", str(err)
-        except NameError as err:
-            missing = getattr(err, "name", None) or str(err)
+        except BaseException as err:  # noqa: BLE001 -- judged below, once the library is back
+            outcome = err
+        else:
+            outcome = None
+        changed += restore_snapshot()  # what the student's function changed while checked
+        if changed:
+            return "changed", (
+                "your code changed " + ", ".join(sorted(set(changed))) + " while it was "
+                "being checked: a function must not replace library code, so this check "
+                "counts as failed"
+            )
+        if outcome is None:
+            return "ok", printed.getvalue().strip()
+        if isinstance(outcome, self.checks.CheckFailed):
+            return "failed", str(outcome)
+        if isinstance(outcome, NameError):
+            missing = getattr(outcome, "name", None) or str(outcome)
             return "failed", (
                 f"the notebook defines no `{missing}`: keep the name the exercise gives "
-                f"(did its cell raise, or was it renamed?)"
+                "(did its cell raise, or was it renamed?)"
             )
-        except BaseException as err:  # noqa: BLE001 -- whatever the student's function raised
-            return "failed", f"the check could not run: {message_of(err)}"
-        return "ok", printed.getvalue().strip()
+        return "failed", f"the check could not run: {message_of(outcome)}"
 
     def run(self, steps: list[dict]) -> None:
         for step in steps:
