@@ -13,6 +13,9 @@ time, the seconds per submission, and where a submission's time goes:
 * ``prepare``: putting the library back and running the assignment's data cells;
 * ``checks``: the checks, on the unseen cases.
 
+By default the grader runs only the cells the checks need (``course_lib.grading.slicing``);
+``--all-cells`` times ``make grade ALL_CELLS=1``, the experiments included.
+
 The target (issue 33): a class of 30 of the heaviest chapter in under 10 minutes on 2 cores,
 two at a time. The record is ``benchmarks/results/<date>_grading.txt``.
 """
@@ -34,6 +37,7 @@ import make_student  # noqa: E402
 import nbtools  # noqa: E402
 from course_lib.grading.__main__ import find_template, grade_class  # noqa: E402
 from course_lib.grading.assignment import load_assignment  # noqa: E402
+from course_lib.grading.grade import Options  # noqa: E402
 
 
 def solved_class(chapter: Path, folder: Path, size: int, experiments: bool) -> None:
@@ -57,6 +61,11 @@ def main() -> int:
         action="store_true",
         help="copies with the exercises' functions only, not the experiments they ask for",
     )
+    parser.add_argument(
+        "--all-cells",
+        action="store_true",
+        help="grade with --all-cells: run the experiments too, as make grade ALL_CELLS=1",
+    )
     parser.add_argument("--record", default="grading", help="record name ('' for none)")
     args = parser.parse_args()
     chapters = nbtools.chapter_notebooks()
@@ -65,8 +74,9 @@ def main() -> int:
         chapters = [c for c in chapters if c.name.split("_")[0] in wanted]
     with recipe.Record(args.record or "grading", enabled=bool(args.record)):
         what = "functions only" if args.functions_only else "with the experiments they ask for"
+        run = "every cell run (--all-cells)" if args.all_cells else "the cells the checks need"
         print(
-            f"a class of {args.class_size} solved notebooks per chapter ({what}), "
+            f"a class of {args.class_size} solved notebooks per chapter ({what}; {run}), "
             f"{args.jobs} at a time; seconds per submission (wall clock) and where they go"
         )
         print(
@@ -81,7 +91,8 @@ def main() -> int:
                 folder = Path(tmp)
                 solved_class(chapter, folder, args.class_size, not args.functions_only)
                 start = time.perf_counter()
-                graded = grade_class(assignment, folder, jobs=args.jobs)
+                options = Options(all_cells=args.all_cells)
+                graded = grade_class(assignment, folder, jobs=args.jobs, options=options)
                 wall = time.perf_counter() - start
             slowest = max(slowest, wall)
             n = len(graded)

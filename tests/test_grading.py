@@ -98,7 +98,7 @@ def test_raising_cell_and_dead_kernel_are_reported_and_the_rest_graded(graded):
     out, rows = graded
     row = rows["06_raises_and_dies"]
     assert points(row) == ["1", "0", "1", "2"]
-    assert row["status"] == "graded; kernel died: exercise 2"
+    assert row["status"] == "graded; kernel died: exercise 2; raised: exercise 1"
     page = (out / "feedback" / "06_raises_and_dies.md").read_text()
     assert "raised ZeroDivisionError: division by zero" in page
     assert "stopped Python itself (Python exited with code 1)" in page

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from course_lib.grading.assignment import Assignment, load_assignment
-from course_lib.grading.grade import DEFAULT_TIMEOUT_S, Graded, grade_submission
+from course_lib.grading.grade import DEFAULT_TIMEOUT_S, Graded, Options, grade_submission
 from course_lib.grading.report import (
     summary,
     write_answers,
@@ -70,18 +70,16 @@ def grade_class(
     assignment: Assignment,
     submissions: Path,
     jobs: int = 2,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
+    options: Options | None = None,
     progress=None,
-    all_cells: bool = False,
 ) -> list[Graded]:
     """Grade every submission, ``jobs`` at a time; the results sorted by student id."""
+    options = options or Options()
     with tempfile.TemporaryDirectory(prefix="grade-class-") as tmp:
         found = collect(submissions, Path(tmp))
         graded = []
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = [
-                pool.submit(grade_submission, s, assignment, timeout_s, all_cells) for s in found
-            ]
+            futures = [pool.submit(grade_submission, s, assignment, options) for s in found]
             for i, future in enumerate(concurrent.futures.as_completed(futures), start=1):
                 g = future.result()
                 graded.append(g)
@@ -123,6 +121,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the folder of the student notebooks (default: the repository's exercises/)",
     )
     parser.add_argument(
+        "--variant",
+        type=int,
+        default=1,
+        help="which unseen cases the checks run on (default 1; change it for a final run)",
+    )
+    parser.add_argument(
         "--all-cells",
         action="store_true",
         help="run every code cell, not only those the checks need (slower: experiments too)",
@@ -135,24 +139,27 @@ def main(argv: list[str] | None = None) -> int:
         if args.gradescope:
             from course_lib.grading.gradescope import write_autograder
 
-            write_autograder(args.gradescope, template, timeout_s=args.timeout)
+            write_autograder(args.gradescope, template, Options(args.timeout, False, args.variant))
             print(f"wrote {args.gradescope}: upload it as the assignment's autograder")
             return 0
         if args.submissions is None or args.out is None:
             raise UsageError("give --submissions FOLDER_OR_ZIP and --out FOLDER")
-        if args.jobs < 1 or args.timeout <= 0:
+        if args.jobs < 1:
             raise UsageError(
-                f"--jobs {args.jobs} --timeout {args.timeout:g}: expected a positive number "
-                f"of jobs (this machine has {os.cpu_count()} cores) and of seconds"
+                f"JOBS={args.jobs}: expected a positive number of submissions at a time "
+                f"(this machine has {os.cpu_count()} cores)"
             )
+        try:
+            options = Options(args.timeout, args.all_cells, args.variant)
+        except ValueError as err:
+            raise UsageError(f"TIMEOUT={args.timeout:g} VARIANT={args.variant}: {err}") from None
         check_out(args.out)
         graded = grade_class(
             assignment,
             args.submissions,
             jobs=args.jobs,
-            timeout_s=args.timeout,
+            options=options,
             progress=lambda line: print(line, flush=True),
-            all_cells=args.all_cells,
         )
         text = write_results(args.out, assignment, graded)
     except (UsageError, FileNotFoundError, ValueError) as err:

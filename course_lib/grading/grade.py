@@ -21,10 +21,35 @@ from course_lib.grading.run import StepResult, run_steps
 from course_lib.grading.slicing import needed_cells
 from course_lib.grading.submission import Submission, read_cells
 
-__all__ = ["ExerciseResult", "Graded", "grade_submission", "DEFAULT_TIMEOUT_S"]
+__all__ = ["ExerciseResult", "Graded", "Options", "grade_submission", "DEFAULT_TIMEOUT_S"]
 
 DEFAULT_TIMEOUT_S = 120.0
-VARIANT = 1  # the unseen cases every check runs on (course_lib.checks.unseen_cases)
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """How a class is graded.
+
+    Attributes:
+        timeout_s: seconds each cell and each check may take.
+        all_cells: run every code cell, not only those the checks need (``slicing``).
+        variant: which unseen cases the checks run on (``course_lib.checks.unseen_cases``);
+            change it for a final run when students could see the feedback of earlier runs
+            and resubmit.
+    """
+
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    all_cells: bool = False
+    variant: int = 1
+
+    def __post_init__(self) -> None:
+        if not self.timeout_s > 0:
+            raise ValueError(f"timeout_s={self.timeout_s!r}: expected a positive number of seconds")
+        if isinstance(self.variant, bool) or not isinstance(self.variant, int) or self.variant < 1:
+            raise ValueError(
+                f"variant={self.variant!r}: expected a positive integer (1 is the default; "
+                "0 would be the cases the students saw)"
+            )
 
 
 @dataclass(frozen=True)
@@ -114,14 +139,16 @@ def written_answers(cells: list[dict], assignment: Assignment) -> dict[int, str]
 
 
 def plan(
-    cells: list[dict], assignment: Assignment, all_cells: bool = False
+    cells: list[dict], assignment: Assignment, options: Options | None = None
 ) -> tuple[list[dict], dict[str, int], int]:
     """The steps for a submission, for each cell step its exercise's number, and how many
     code cells are left out.
 
     The submission's code cells run in order, except the setup cell, cells that only call
     checks (the grader calls the checks itself, on the assignment's check cells) and --
-    unless ``all_cells`` -- cells the checks do not need (``slicing``: experiments, figures)."""
+    unless ``options.all_cells`` -- cells the checks do not need (``slicing``: experiments,
+    figures)."""
+    options = options or Options()
     runnable = []
     for index, (cell, region) in enumerate(zip(cells, _regions(cells), strict=True), start=1):
         source = cell_source(cell)
@@ -137,7 +164,7 @@ def plan(
     keep = needed_cells([s for _, _, s in runnable], names)
     steps, region_of = [], {}
     for (index, region, source), needed in zip(runnable, keep, strict=True):
-        if not (needed or all_cells):
+        if not (needed or options.all_cells):
             continue
         step_id = f"cell:{index}"
         steps.append({"id": step_id, "kind": "cell", "source": source})
@@ -151,7 +178,7 @@ def plan(
                     "kind": "check",
                     "source": source,
                     "student_names": list(exercise.student_names),
-                    "variant": VARIANT,
+                    "variant": options.variant,
                 }
             )
     return steps, region_of, len(runnable) - len(region_of)
@@ -229,10 +256,7 @@ def score(
 
 
 def grade_submission(
-    submission: Submission,
-    assignment: Assignment,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-    all_cells: bool = False,
+    submission: Submission, assignment: Assignment, options: Options | None = None
 ) -> Graded:
     """Grade one submission in a temporary folder of its own; never raises because of what
     the submission holds.
@@ -240,24 +264,25 @@ def grade_submission(
     Args:
         submission: the file and the student's id.
         assignment: the chapter's exercises.
-        timeout_s: seconds each cell and each check may take.
-        all_cells: run every code cell, not only those the checks need.
+        options: time limit, which cells, which unseen cases (default: ``Options()``).
     """
+    options = options or Options()
     start = time.perf_counter()
     cells, problem = read_cells(submission.path, assignment)
     if cells is None:
         return Graded(submission.student, problem, (), {}, (), time.perf_counter() - start)
-    steps, region_of, left_out = plan(cells, assignment, all_cells)
+    steps, region_of, left_out = plan(cells, assignment, options)
     with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
         workdir = Path(tmp) / "submission"
         workdir.mkdir()
         shutil.copy(submission.path, workdir / "submission.ipynb")
-        timeout = {"cell": timeout_s, "check": timeout_s, "prepare": timeout_s, "start": 120.0}
+        limit = options.timeout_s
+        timeout = {"cell": limit, "check": limit, "prepare": limit, "start": 120.0}
         results = run_steps(steps, workdir, Path(tmp) / "output.log", timeout)
     exercises, notes = score(assignment, results, region_of)
     trouble = sorted(
         {
-            f"{result.outcome}: "
+            f"{'raised' if result.outcome == 'error' else result.outcome}: "
             + (
                 f"exercise {region_of[step_id]}"
                 if region_of.get(step_id)
@@ -267,6 +292,7 @@ def grade_submission(
             )
             for step_id, result in results.items()
             if result.outcome in ("timed out", "kernel died", "not run")
+            or (result.outcome == "error" and step_id.startswith("cell:"))
         }
     )
     review = [n for n in notes if n.startswith("review:")]

@@ -26,7 +26,7 @@ import zipfile
 from pathlib import Path
 
 from course_lib.grading.assignment import Assignment, load_assignment
-from course_lib.grading.grade import DEFAULT_TIMEOUT_S, Graded, grade_submission
+from course_lib.grading.grade import DEFAULT_TIMEOUT_S, Graded, Options, grade_submission
 from course_lib.grading.submission import Submission
 
 __all__ = ["results_json", "write_autograder", "main"]
@@ -47,7 +47,7 @@ RUN_AUTOGRADER = """#!/usr/bin/env bash
 export OMP_NUM_THREADS=1
 cd /autograder/source
 exec /opt/course/bin/python -m course_lib.grading.gradescope \\
-    --template "exercises/{template}" --timeout {timeout:g} \\
+    --template "exercises/{template}" --timeout {timeout:g} --variant {variant} \\
     --submission /autograder/submission --results /autograder/results/results.json
 """
 
@@ -89,9 +89,10 @@ def results_json(assignment: Assignment, graded: Graded | None, problem: str = "
     }
 
 
-def write_autograder(path: Path, template: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+def write_autograder(path: Path, template: Path, options: Options | None = None) -> None:
     """The autograder zip for the assignment ``template`` (a student notebook)."""
     load_assignment(template)  # a clear error now rather than on Gradescope
+    options = options or Options()
 
     def add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = False):
         info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
@@ -103,7 +104,9 @@ def write_autograder(path: Path, template: Path, timeout_s: float = DEFAULT_TIME
     path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w") as archive:
         add(archive, "setup.sh", SETUP_SH.encode(), executable=True)
-        run = RUN_AUTOGRADER.format(template=template.name, timeout=timeout_s)
+        run = RUN_AUTOGRADER.format(
+            template=template.name, timeout=options.timeout_s, variant=options.variant
+        )
         add(archive, "run_autograder", run.encode(), executable=True)
         add(archive, f"exercises/{template.name}", template.read_bytes())
         for name in ("pyproject.toml", "README.md"):  # pip needs both to install course_lib
@@ -119,11 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--submission", type=Path, required=True)
     parser.add_argument("--results", type=Path, required=True)
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S)
+    parser.add_argument("--variant", type=int, default=1)
     args = parser.parse_args(argv)
     assignment = load_assignment(args.template)
     notebooks = sorted(args.submission.rglob("*.ipynb"))
     if notebooks:
-        graded = grade_submission(Submission("submission", notebooks[0]), assignment, args.timeout)
+        options = Options(timeout_s=args.timeout, variant=args.variant)
+        graded = grade_submission(Submission("submission", notebooks[0]), assignment, options)
         results = results_json(assignment, graded)
     else:
         files = [p.name for p in args.submission.rglob("*") if p.is_file()]
