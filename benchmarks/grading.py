@@ -94,7 +94,10 @@ def main() -> int:
                 options = Options(all_cells=args.all_cells)
                 graded = grade_class(assignment, folder, jobs=args.jobs, options=options)
                 wall = time.perf_counter() - start
-            slowest = max(slowest, wall)
+            # a class of 30, two at a time: measured when class_size is 30, else projected
+            slowest = max(
+                slowest, wall * 30 / max(1, len(graded)) if args.class_size != 30 else wall
+            )
             n = len(graded)
             kinds = {
                 k: sum(g.seconds_by_kind[k] for g in graded) / n
@@ -110,9 +113,10 @@ def main() -> int:
             if full != n:
                 print(f"  not every solved copy got full marks: {graded[0].status}")
         verdict = "meets" if slowest < 600 else "MISSES"
+        how = "" if args.class_size == 30 else f", projected from {args.class_size}"
         print(
-            f"slowest class: {slowest:.0f} s ({verdict} the target: 30 of the heaviest "
-            "chapter in under 600 s)"
+            f"slowest class of 30: {slowest:.0f} s{how} ({verdict} the target: 30 of the "
+            "heaviest chapter in under 600 s)"
         )
     return 0
 
