@@ -55,7 +55,13 @@ def _number_exercises_per_chapter(app, env) -> list[str]:
     return []
 
 
+def _nitpick_pairs(app, config):
+    """``nitpick_ignore`` from _config.yml arrives as lists; Sphinx looks up tuples."""
+    config.nitpick_ignore = {tuple(pair) for pair in config.nitpick_ignore or ()}
+
+
 def setup(app):
+    app.connect("config-inited", _nitpick_pairs)
     app.connect("doctree-read", _record_execution)
     # after Sphinx's own numbering (TocTreeCollector, default priority 500)
     app.connect("env-get-updated", _number_exercises_per_chapter, priority=900)

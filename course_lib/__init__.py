@@ -17,7 +17,8 @@ The modules, grouped as the reference page (``api.md``) groups them:
   baselines);
 * training and evaluation -- ``train`` (the one loop), ``schedules``, ``metrics``,
   ``multiple_comparisons``, ``plots``;
-* exercises and the lecture's code -- ``checks``, ``lecture``.
+* exercises and the lecture's code -- ``checks``, ``grading`` (a class's notebooks graded
+  with the checks: ``make grade``), ``lecture``.
 
 ``_validate`` holds the input checks the modules share (package-private).
 """

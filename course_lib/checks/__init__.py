@@ -6,7 +6,7 @@ raises :class:`CheckFailed` whose message says, in words, what differs -- and, f
 common mistakes, what the likely cause is. A function that still raises
 ``NotImplementedError`` fails with a message saying so.
 
-The grader runs the same checks on cases the student never saw: see :func:`unseen_cases`.
+The grader runs the same checks on cases the student never saw: see ``unseen_cases``.
 
 A module or two per chapter, none over a few hundred lines; everything is importable from
 ``course_lib.checks``.

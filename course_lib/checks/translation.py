@@ -162,7 +162,7 @@ _UNKNOWN_WORDS = ("xylophoniste", "ornithorynque", "kangourou", "trottinette")
 
 def _unseen_chapter_ids(g: torch.Generator) -> dict[str, list[int]]:
     """Three other sentences for ``unseen_cases``, two to five words of
-    :data:`CHAPTER_WORD_IDS` (and now and then an unknown word), with their chapter ids."""
+    ``CHAPTER_WORD_IDS`` (and now and then an unknown word), with their chapter ids."""
     known = list(CHAPTER_WORD_IDS)
     sentences = {}
     while len(sentences) < 3:
@@ -190,7 +190,7 @@ def check_chapter_vocabulary(fn: Callable) -> None:
     French side of the training split of ``split_pairs(load_pairs(), seed=0)``.
 
     Compares the ids of three sentences (*le chat est noir* among them; inside
-    ``unseen_cases`` three more, made of :data:`CHAPTER_WORD_IDS`) and the size of the
+    ``unseen_cases`` three more, made of ``CHAPTER_WORD_IDS``) and the size of the
     vocabulary with the chapter's, and names the likely cause of a difference: the
     vocabulary built from all pairs, from the English side, or from another split.
     """
