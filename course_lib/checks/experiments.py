@@ -12,6 +12,12 @@ is kept for the rest of the session, so running a check again costs only your tr
 
 Inside ``unseen_cases`` your function is asked for another width, model seed or number of
 epochs, so a Trainer stored from an earlier run cannot pass.
+
+What no check can see: where your function behaves exactly like the recipe on the data it
+is given, it passes. A plateau scheduler stepped with the training loss, say, cuts the rate
+when the recipe does if neither loss plateaus within the epochs checked -- and whether the
+recipe's validation loss plateaus by epoch 35 depends on the processor's kernels (it does on
+AVX-512, not always on AVX2).
 """
 
 from __future__ import annotations
