@@ -280,9 +280,9 @@ def test_a_plateau_stepped_with_the_training_loss_is_named(data):
     # On the small split the recipe's validation loss plateaus within the check's epochs on
     # AVX-512 and AVX2 kernels alike, while the training loss keeps falling: the rate is never
     # cut and the message names the training loss as one way to get there. On the full
-    # squares, with AVX2 kernels, the recipe itself does not cut within 35 epochs, so a
-    # scheduler given the training loss behaves exactly like the right one there and no
-    # check can tell them apart (course_lib.checks.experiments says so).
+    # squares with AVX2 kernels both losses happen to plateau at the same epochs, so a
+    # scheduler given the training loss cuts the rate exactly when the right one does and no
+    # check can tell them apart there (course_lib.checks.experiments says so).
     answer = plateau_answer(*data, step_with="train")
     with pytest.raises(CheckFailed, match=r"stepped with the training loss"):
         check_train_on_plateau(answer, *data)

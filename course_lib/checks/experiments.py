@@ -14,10 +14,10 @@ Inside ``unseen_cases`` your function is asked for another width, model seed or 
 epochs, so a Trainer stored from an earlier run cannot pass.
 
 What no check can see: where your function behaves exactly like the recipe on the data it
-is given, it passes. A plateau scheduler stepped with the training loss, say, cuts the rate
-when the recipe does if neither loss plateaus within the epochs checked -- and whether the
-recipe's validation loss plateaus by epoch 35 depends on the processor's kernels (it does on
-AVX-512, not always on AVX2).
+is given, it passes. A plateau scheduler stepped with the training loss, say, passes where
+the training loss happens to plateau at the same epochs as the validation loss -- on the
+exercise's squares that depends on the processor's kernels (with AVX-512 the cuts differ,
+with AVX2 they coincide).
 """
 
 from __future__ import annotations
