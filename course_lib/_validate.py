@@ -50,6 +50,34 @@ def check_hidden(hidden: Tensor, batch_size: int, hidden_dim: int, name: str = "
         raise ValueError(f"{name} must have shape (1, B, H) = {expected}, got {got}.{hint}")
 
 
+def type_name(value: object) -> str:
+    """How a message names what the user passed: ``"str 'je suis'"``, ``"list of 3 tuple"``,
+    ``"the class CrossEntropyLoss"`` (not an instance), ``"Trainer"``."""
+    if isinstance(value, type):
+        return f"the class {value.__name__} (not an instance of it)"
+    name = type(value).__name__
+    if isinstance(value, str):
+        short = value if len(value) <= 30 else value[:27] + "..."
+        return f"str {short!r}"
+    if isinstance(value, (list, tuple)) and value:
+        return f"{name} of {len(value)} {type(value[0]).__name__}"
+    if isinstance(value, Tensor):
+        return f"Tensor {shape_str(value)} {value.dtype}"
+    return name
+
+
+def check_type(
+    value: object, name: str, expected: type | tuple[type, ...], what: str, fix: str = ""
+) -> None:
+    """Raise ``TypeError("name must be <what>, got <type_name(value)>. <fix>")`` unless
+    ``value`` is an instance of ``expected``: the wrong kind of object, named in the user's
+    words (``what``: ``"a torch.optim optimizer"``), with the likely fix."""
+    if not isinstance(value, expected):
+        raise TypeError(
+            f"{name} must be {what}, got {type_name(value)}." + (f" {fix}" if fix else "")
+        )
+
+
 def check_seed(seed: object, name: str = "seed") -> int:
     """``seed`` as a Python int, or a clear error (``torch.manual_seed(1.5)`` silently uses 1).
 
