@@ -5,6 +5,13 @@ Every message says what was wrong *and* what to do about it.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import os
+import sys
+import warnings
+from collections.abc import Iterator, Sequence
+
 import numpy as np
 import torch
 from torch import Tensor
@@ -175,6 +182,8 @@ def check_mask(
             f"(..., T, S) = {tuple(scores_shape)}: it must broadcast to them, e.g. (T, S), "
             f"(B, T, S) or (B, 1, S)"
         )
+    if mask.dtype != torch.bool:  # a row that blocks everything is legal here: zero weights
+        check_mask_values(mask, name)
 
 
 def check_attention_inputs(
@@ -244,6 +253,52 @@ def check_tokens(tokens: object, name: str, vocab_size: int, *, values: bool = T
         raise ValueError(f"{name} holds ids outside the vocabulary [0, {vocab_size})")
 
 
+def check_source(
+    src: object,
+    vocab_size: int,
+    *,
+    pad_id: int,
+    max_len: int | None = None,
+    max_name: str = "max_len",
+) -> None:
+    """A translator's source ``(B, S)``: token ids in the vocabulary, at most ``max_len``
+    tokens, and no sentence that is all ``<pad>`` (every translator refuses one: it has
+    nothing to translate, and the recurrent encoder cannot even read it)."""
+    check_tokens(src, "src", vocab_size)
+    S = src.shape[1]
+    if max_len is not None and S > max_len:
+        raise ValueError(
+            f"src has {S} tokens, more than {max_name}={max_len}: filter long sentences "
+            f"(Chapter 5 keeps pairs under 10 words) or build the model with a larger {max_name}"
+        )
+    empty = (src == pad_id).all(dim=1)  # (B,): rows without a real token
+    if bool(empty.any()):
+        rows = empty.nonzero().flatten().tolist()
+        raise ValueError(
+            f"src row {rows[0] if len(rows) == 1 else rows} is all <pad> (id {pad_id}): every "
+            "sentence needs a real token. Drop empty sentences before batching, and check "
+            "that the rows were padded with <pad>, not filled with it."
+        )
+
+
+def check_target(tgt_in: object, src: Tensor, vocab_size: int, *, max_len: int) -> None:
+    """A translator's teacher-forcing input ``(B, T)``: token ids, one target per source
+    sentence, at most ``max_len`` tokens (the positions decoding may use: a model trained
+    on longer targets would be cut short when it translates)."""
+    check_tokens(tgt_in, "tgt_in", vocab_size)
+    if tgt_in.shape[0] != src.shape[0]:
+        raise ValueError(
+            f"src has {src.shape[0]} sentences but tgt_in {tgt_in.shape[0]}: give one "
+            "target per source sentence (the same batch, in the same order)"
+        )
+    if tgt_in.shape[1] > max_len:
+        raise ValueError(
+            f"tgt_in has {tgt_in.shape[1]} tokens, more than max_len={max_len}, the target "
+            "positions this model decodes: filter long pairs (Chapter 5 keeps pairs under "
+            "10 words) or build the model with a larger max_len"
+        )
+
+
 def check_decoding_step(tokens: object, cache: object, cache_type: type, vocab_size: int) -> None:
     """A decoding step's inputs: token ids (their values unchecked: decoding feeds the
     model's own argmax), the cache type ``init_cache`` returns, and one batch for both."""
@@ -311,3 +366,183 @@ def check_course_device(value: str, name: str = "COURSE_DEVICE") -> torch.device
             f"{count} (cuda:0 to cuda:{count - 1}). {fix} with N < {count}."
         )
     return device
+
+
+# -- checked once, at the outermost public call --------------------------------------------
+#
+# A layer checks its inputs in the user's words (``tgt_mask``, ``memory``), then calls
+# multi-head attention, which calls ``scaled_dot_product_attention``: inside the outer call
+# the inner ones skip their checks, so a message never names an argument the user did not
+# pass, and a value scan (which synchronises a GPU) runs once per call, never per layer or
+# per decoded token.
+
+_NESTED: contextvars.ContextVar[bool] = contextvars.ContextVar("course_lib_nested", default=False)
+
+
+def nested() -> bool:
+    """True inside a library call that has checked its inputs: skip the checks."""
+    return _NESTED.get()
+
+
+@contextlib.contextmanager
+def checked() -> Iterator[None]:
+    """The block of a public call whose inputs are checked: inner calls skip their checks."""
+    token = _NESTED.set(True)
+    try:
+        yield
+    finally:
+        _NESTED.reset(token)
+
+
+class MaskWarning(UserWarning):
+    """A mask that attention accepts but that is probably not what was meant."""
+
+
+_LIBRARY = os.path.dirname(os.path.abspath(__file__))
+_TORCH = os.path.dirname(os.path.abspath(torch.__file__))
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the first frame outside course_lib and
+    torch: the user's line, so that Python shows it once per line of the user's code."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith((_LIBRARY, _TORCH)):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def warn_user(message: str) -> None:
+    """A :class:`MaskWarning` shown at the user's line (once per line, Python's default)."""
+    warnings.warn(message, MaskWarning, stacklevel=_user_stacklevel())
+
+
+def _blocked(mask: Tensor) -> Tensor:
+    """Where a boolean or float mask blocks (True / -inf)."""
+    return mask if mask.dtype == torch.bool else torch.isneginf(mask)
+
+
+def check_mask_values(mask: Tensor, name: str, *, padding: bool = False) -> None:
+    """What a mask's values cannot or probably do not mean (it reads the mask: call once per
+    public call, not per decoded token).
+
+    * A float mask of only 0s and 1s (``torch.tril(torch.ones(T, T))``, as tutorials build
+      it) is *added* to the scores: it blocks nothing. Warn, saying what was probably meant.
+    * A key padding mask (``padding=True``) with a row that blocks every key is a sentence
+      without a single token: almost always the opposite polarity (True = real token).
+      Raise, asking "polarity?".
+    * An attention mask with a row that blocks every key gives that query a zero context:
+      legal, but the mark of an inverted mask. Warn.
+    """
+    if mask.numel() == 0:
+        return
+    if mask.dtype != torch.bool:
+        ones = mask == 1
+        if bool(((mask == 0) | ones).all()) and bool(ones.any()):
+            warn_user(
+                f"{name} is a float mask of 0s and 1s, and a float mask is added to the "
+                "scores: its 1s add 1 and block nothing. If 1 marks what may be attended to "
+                f"(torch.tril(torch.ones(T, T)) for causal attention), pass {name}={name} == 0 "
+                "(a boolean mask, True = blocked) -- or causal_mask(T); if 1 marks what is "
+                f"blocked, pass {name}.bool()."
+            )
+        return
+    full = _blocked(mask).all(dim=-1)  # (...): rows that block every key
+    if not bool(full.any()):
+        return
+    row = tuple(int(i) for i in full.nonzero()[0])
+    where = f"row {row[0]}" if len(row) == 1 else f"row {row}"
+    if padding:
+        raise ValueError(
+            f"{name} blocks every key of {where} (all True), a sentence without a single "
+            f"token: in course_lib True = padding (blocked). Polarity? If your mask is True "
+            f"at the real tokens, pass ~{name}; padding_mask(tokens, pad_id=PAD) builds it "
+            "from the token ids. An empty sentence has nothing to attend to: drop it."
+        )
+    warn_user(
+        f"{name} blocks every key of {where}: that query gets all-zero weights and a zero "
+        f"context. Polarity? In course_lib True = blocked; if your mask is True where "
+        f"attention is allowed (torch.tril(...).bool(), or F.scaled_dot_product_attention's "
+        f"convention), pass ~{name}."
+    )
+
+
+def _mask_dtype(mask: object, name: str, form: str) -> None:
+    if not isinstance(mask, Tensor):
+        raise TypeError(
+            f"{name} must be a tensor {form}, got {type_name(mask)}; build it with "
+            "torch.tensor(...) or the helpers of course_lib.masking"
+        )
+    if mask.dtype != torch.bool and not torch.is_floating_point(mask):
+        raise TypeError(
+            f"{name} is {mask.dtype}, but a mask is boolean (True = blocked) or float (added "
+            f"to the scores). For a 0/1 mask where 1 marks what is blocked use {name}.bool(); "
+            f"where 1 marks what may be attended to, use {name} == 0."
+        )
+
+
+def check_key_padding_mask(
+    mask: object, name: str, batch: int, length: int, *, values: bool = True
+) -> None:
+    """A key padding mask ``(B, S)``: boolean (True = padding) or float (added).
+
+    Args:
+        mask: what the user passed (``None`` passes).
+        name: its argument name (``src_key_padding_mask``).
+        batch: ``B``, the sequences of the batch.
+        length: ``S``, the keys of each sequence.
+        values: also check the values (:func:`check_mask_values`); False where the check
+            would run once per decoded token.
+    """
+    if mask is None:
+        return
+    form = f"(B, S) = ({batch}, {length})"
+    if isinstance(mask, Tensor) and mask.ndim == 1 and mask.shape[0] == batch:
+        raise ValueError(
+            f"{name} must be {form}, got {shape_str(mask)}: it looks like one length per "
+            f"sequence; build the mask with padding_mask(lengths, total_length={length})"
+        )
+    _mask_dtype(mask, name, form)
+    if tuple(mask.shape) != (batch, length):
+        hint = ""
+        if tuple(mask.shape) == (length, batch):
+            hint = f": it looks transposed, use {name}.T"
+        elif mask.ndim == 2 and mask.shape[1] == length and mask.shape[0] != batch:
+            hint = f": one row per sequence of the batch, and the batch has {batch}"
+        elif mask.ndim == 2 and mask.shape[0] == batch:
+            hint = f": one column per key, and there are {length} keys"
+        raise ValueError(f"{name} must be {form}, got {shape_str(mask)}{hint}")
+    if values:
+        check_mask_values(mask, name, padding=True)
+
+
+def _fits(shape: tuple[int, ...], pattern: Sequence[int | tuple[int, ...]]) -> bool:
+    """``shape`` matches ``pattern``, whose entries are sizes or tuples of allowed sizes."""
+    return len(shape) == len(pattern) and all(
+        size in (want if isinstance(want, tuple) else (want,))
+        for size, want in zip(shape, pattern, strict=True)
+    )
+
+
+def check_attn_mask(
+    mask: object,
+    name: str,
+    shapes: Sequence[Sequence[int | tuple[int, ...]]],
+    forms: str,
+    *,
+    values: bool = True,
+) -> None:
+    """An attention mask: boolean (True = blocked) or float (added to the scores) of one of
+    ``shapes`` (each a pattern whose entries are sizes, or tuples of allowed sizes such as
+    ``(B, 1)`` for a dimension that broadcasts), which ``forms`` names for the message, e.g.
+    ``"(T, S) = (4, 4) or (B * num_heads, T, S) = (6, 4, 4)"``."""
+    if mask is None:
+        return
+    _mask_dtype(mask, name, forms)
+    if not any(_fits(tuple(mask.shape), pattern) for pattern in shapes):
+        hint = ""
+        T, S = shapes[0][-2:]
+        if mask.ndim >= 2 and tuple(mask.shape[-2:]) == (S, T) and T != S:
+            hint = f": it looks transposed (queries are rows, keys columns), use {name}.mT"
+        raise ValueError(f"{name} must be {forms}, got {shape_str(mask)}{hint}")
+    if values:
+        check_mask_values(mask, name)

@@ -19,7 +19,13 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from course_lib._validate import check_attention_inputs
+from course_lib._validate import (
+    check_attention_inputs,
+    check_attn_mask,
+    check_key_padding_mask,
+    checked,
+    nested,
+)
 from course_lib.masking import masked_softmax, merge_masks
 
 __all__ = ["scaled_dot_product_attention", "AdditiveAttention", "Attention"]
@@ -48,12 +54,23 @@ def scaled_dot_product_attention(
         ``(context (..., T, Ev), weights (..., T, S))``; the weights are those before
         dropout, and a fully masked query row gives zero weights and a zero context.
     """
-    check_attention_inputs(query, key, value, attn_mask=attn_mask, dropout_p=dropout_p)
+    if not nested():
+        check_attention_inputs(query, key, value, attn_mask=attn_mask, dropout_p=dropout_p)
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = query @ key.transpose(-2, -1) * scale  # (..., T, E) @ (..., E, S) -> (..., T, S)
-    weights = masked_softmax(scores, attn_mask)  # (..., T, S)
+    with checked():
+        weights = masked_softmax(scores, attn_mask)  # (..., T, S)
     dropped = F.dropout(weights, p=dropout_p) if dropout_p > 0 else weights
     return dropped @ value, weights  # (..., T, S) @ (..., S, Ev) -> (..., T, Ev)
+
+
+def _check_masks(query: Tensor, key: Tensor, attn_mask, key_padding_mask) -> None:
+    """The single-head modules' masks, in the user's words: ``attn_mask`` ``(T, S)`` or
+    ``(B, T, S)``, ``key_padding_mask`` ``(B, S)``."""
+    B, T, S = key.shape[0], query.shape[-2], key.shape[-2]
+    forms = f"(T, S) = ({T}, {S}) or (B, T, S) = ({B}, {T}, {S})"
+    check_attn_mask(attn_mask, "attn_mask", [(T, S), ((B, 1), T, S)], forms)
+    check_key_padding_mask(key_padding_mask, "key_padding_mask", B, S)
 
 
 class AdditiveAttention(nn.Module):
@@ -90,13 +107,16 @@ class AdditiveAttention(nn.Module):
         attn_mask: Tensor | None = None,
         need_weights: bool = True,
     ) -> tuple[Tensor, Tensor | None]:
-        check_attention_inputs(
-            query, key, value, query_dim=self.w_q.in_features, key_dim=self.w_k.in_features
-        )
+        if not nested():
+            check_attention_inputs(
+                query, key, value, query_dim=self.w_q.in_features, key_dim=self.w_k.in_features
+            )
+            _check_masks(query, key, attn_mask, key_padding_mask)
         # (B, T, 1, h) + (B, 1, S, h) -> (B, T, S, h): every query added to every key
         features = torch.tanh(self.w_q(query).unsqueeze(-2) + self.w_k(key).unsqueeze(-3))
         scores = self.w_v(features).squeeze(-1)  # (B, T, S, 1) -> (B, T, S)
-        weights = masked_softmax(scores, merge_masks(attn_mask, key_padding_mask))  # (B, T, S)
+        with checked():
+            weights = masked_softmax(scores, merge_masks(attn_mask, key_padding_mask))  # (B, T, S)
         context = weights @ value  # (B, T, S) @ (B, S, Ev) -> (B, T, Ev)
         return context, (weights if need_weights else None)
 
@@ -142,15 +162,18 @@ class Attention(nn.Module):
         value = key if value is None else value
         input_dim = self.q_proj.in_features
         value_dim = input_dim if self.v_proj is not None else None
-        check_attention_inputs(
-            query, key, value, query_dim=input_dim, key_dim=input_dim, value_dim=value_dim
-        )
+        if not nested():
+            check_attention_inputs(
+                query, key, value, query_dim=input_dim, key_dim=input_dim, value_dim=value_dim
+            )
+            _check_masks(query, key, attn_mask, key_padding_mask)
         if self.v_proj is not None:
             value = self.v_proj(value)  # (B, S, input_dim) -> (B, S, E)
-        context, weights = scaled_dot_product_attention(
-            self.q_proj(query),  # (B, T, input_dim) -> (B, T, E)
-            self.k_proj(key),  # (B, S, input_dim) -> (B, S, E)
-            value,
-            attn_mask=merge_masks(attn_mask, key_padding_mask),
-        )  # (B, T, Ev), (B, T, S)
+        with checked():
+            context, weights = scaled_dot_product_attention(
+                self.q_proj(query),  # (B, T, input_dim) -> (B, T, E)
+                self.k_proj(key),  # (B, S, input_dim) -> (B, S, E)
+                value,
+                attn_mask=merge_masks(attn_mask, key_padding_mask),
+            )  # (B, T, Ev), (B, T, S)
         return context, (weights if need_weights else None)

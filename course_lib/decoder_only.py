@@ -46,7 +46,10 @@ from course_lib._validate import (
     check_decoding_step,
     check_dropout,
     check_positive_int,
-    check_tokens,
+    check_source,
+    check_target,
+    checked,
+    nested,
 )
 from course_lib.modern_block import RMSNorm, SwiGLU
 from course_lib.multihead import KeyValue, MultiHeadAttention
@@ -187,13 +190,12 @@ class DecoderOnlyTranslator(nn.Module):
 
     def _left_pad(self, src: Tensor) -> tuple[Tensor, Tensor]:
         """Right-padded ``src`` ``(B, S)`` -> left-padded ``(B, S)`` and pads per row ``(B,)``."""
-        check_tokens(src, "src", self.config.src_vocab)
-        S = src.shape[1]
-        if S > self.config.max_src_len:
-            raise ValueError(
-                f"src has {S} tokens, more than max_src_len={self.config.max_src_len}: "
-                "filter long sentences or build the model with a larger max_src_len"
+        c = self.config
+        if not nested():
+            check_source(
+                src, c.src_vocab, pad_id=PAD, max_len=c.max_src_len, max_name="max_src_len"
             )
+        S = src.shape[1]
         pads = (src == PAD).sum(dim=1)  # (B,)
         # row b, column j reads column (j - pads[b]) mod S: the tail of pads moves to the front
         columns = (torch.arange(S, device=src.device) - pads[:, None]) % S  # (B, S)
@@ -224,13 +226,14 @@ class DecoderOnlyTranslator(nn.Module):
         S = src.shape[1]
         positions = (torch.arange(S, device=src.device) - pads[:, None]).clamp(min=0)  # (B, S)
         key_padding_mask = src == PAD  # (B, S), True = padding (on the left now)
-        _, layers = self._run(
-            self._embed(self.src_embed(src), positions),
-            [None] * len(self.blocks),
-            key_padding_mask=key_padding_mask,
-            positions=positions,
-            causal=not self.config.prefix_mask,
-        )
+        with checked():
+            _, layers = self._run(
+                self._embed(self.src_embed(src), positions),
+                [None] * len(self.blocks),
+                key_padding_mask=key_padding_mask,
+                positions=positions,
+                causal=not self.config.prefix_mask,
+            )
         return DecoderOnlyCache(layers, key_padding_mask, pads)
 
     def step(
@@ -238,7 +241,8 @@ class DecoderOnlyTranslator(nn.Module):
     ) -> tuple[Tensor, DecoderOnlyCache, None]:
         """Logits ``(B, t, V)`` for the newest target tokens ``(B, t)``; returns ``(logits,
         updated cache, None)``."""
-        check_decoding_step(tokens, cache, DecoderOnlyCache, self.config.tgt_vocab)
+        if not nested():
+            check_decoding_step(tokens, cache, DecoderOnlyCache, self.config.tgt_vocab)
         t = tokens.shape[1]
         offsets = torch.arange(cache.length, cache.length + t, device=tokens.device)  # (t,)
         positions = offsets - cache.pads[:, None]  # (B, t): counted from the first real token
@@ -248,13 +252,14 @@ class DecoderOnlyTranslator(nn.Module):
                 f"{self.config.max_src_len + self.config.max_len}: generate fewer tokens"
             )
         key_padding_mask = torch.cat([cache.key_padding_mask, tokens == PAD], dim=1)
-        h, layers = self._run(
-            self._embed(self.tgt_embed(tokens), positions),
-            cache.layers,
-            key_padding_mask=key_padding_mask,
-            positions=positions,
-            causal=True,
-        )
+        with checked():
+            h, layers = self._run(
+                self._embed(self.tgt_embed(tokens), positions),
+                cache.layers,
+                key_padding_mask=key_padding_mask,
+                positions=positions,
+                causal=True,
+            )
         logits = self.output(self.norm(h))  # (B, t, D) -> (B, t, V)
         return logits, DecoderOnlyCache(layers, key_padding_mask, cache.pads), None
 
@@ -262,11 +267,12 @@ class DecoderOnlyTranslator(nn.Module):
         self, src: Tensor, tgt_in: Tensor, *, need_weights: bool = False
     ) -> Tensor | tuple[Tensor, None]:
         """Teacher forcing: the prefix, then the whole target in one causal pass."""
-        check_tokens(tgt_in, "tgt_in", self.config.tgt_vocab)
-        if tgt_in.shape[0] != src.shape[0]:
-            raise ValueError(
-                f"src has {src.shape[0]} sentences but tgt_in {tgt_in.shape[0]}: give one "
-                "target per source sentence"
+        c = self.config
+        if not nested():
+            check_source(
+                src, c.src_vocab, pad_id=PAD, max_len=c.max_src_len, max_name="max_src_len"
             )
-        logits, _, _ = self.step(tgt_in, self.init_cache(src))
+            check_target(tgt_in, src, c.tgt_vocab, max_len=c.max_len)
+        with checked():
+            logits, _, _ = self.step(tgt_in, self.init_cache(src))
         return (logits, None) if need_weights else logits

@@ -23,7 +23,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from course_lib._validate import check_mask, check_positive_int, shape_str
+from course_lib._validate import check_mask, check_positive_int, nested, shape_str
 
 __all__ = [
     "masked_softmax",
@@ -82,7 +82,8 @@ def masked_softmax(
             )
         mask = _lengths_mask(valid_lens, scores)
     if mask is not None:
-        check_mask(mask, scores.shape)
+        if not nested():
+            check_mask(mask, scores.shape)
         if mask.dtype == torch.bool:
             scores = scores.masked_fill(mask, float("-inf"))  # a new tensor: input untouched
         else:

@@ -29,10 +29,14 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from course_lib._validate import (
+    check_attn_mask,
     check_dropout,
     check_floating,
+    check_key_padding_mask,
     check_positive_int,
     check_width,
+    checked,
+    nested,
     shape_str,
 )
 from course_lib.attention import scaled_dot_product_attention
@@ -144,6 +148,37 @@ class MultiHeadAttention(nn.Module):
         if cache is not None and cache.key.shape[0] != B:
             raise ValueError(f"the cache holds {cache.key.shape[0]} sequences but {shapes}")
 
+    def check_masks(
+        self,
+        batch: int,
+        queries: int,
+        keys: int,
+        *,
+        attn_mask: Tensor | None = None,
+        key_padding_mask: Tensor | None = None,
+        names: tuple[str, str] = ("attn_mask", "key_padding_mask"),
+        values: bool = True,
+    ) -> None:
+        """The masks ``forward`` accepts for ``batch`` sequences of ``queries`` queries and
+        ``keys`` keys, checked under the user's ``names`` for them (a layer's ``tgt_mask``
+        is this module's ``attn_mask``); ``values=False`` skips the scans of their values."""
+        B, T, S, Nh = batch, queries, keys, self.num_heads
+        forms = (
+            f"(T, S) = ({T}, {S}), (B * num_heads, T, S) = ({B * Nh}, {T}, {S}) or "
+            f"(B, num_heads, T, S) = ({B}, {Nh}, {T}, {S}) (1 broadcasts in the first two)"
+        )
+        patterns = [(T, S), (B * Nh, T, S), ((B, 1), (Nh, 1), T, S)]
+        mask = attn_mask
+        if isinstance(mask, Tensor) and mask.ndim == 3 and tuple(mask.shape) == (B, T, S):
+            if Nh > 1:
+                raise ValueError(
+                    f"{names[0]} of shape {shape_str(mask)} is one mask per sequence, but a "
+                    "3-D mask must be (B * num_heads, T, S), as in nn.MultiheadAttention: pass "
+                    f"{names[0]}[:, None] ({B}, 1, {T}, {S}), the same for every head"
+                )
+        check_attn_mask(attn_mask, names[0], patterns, forms, values=values)
+        check_key_padding_mask(key_padding_mask, names[1], B, S, values=values)
+
     def _split(self, x: Tensor, heads: int | None = None) -> Tensor:
         B, L, _ = x.shape
         # (B, L, heads * Dh) -> (B, L, heads, Dh) -> (B, heads, L, Dh); heads = Nh or Nkv
@@ -218,17 +253,23 @@ class MultiHeadAttention(nn.Module):
         average_attn_weights: bool = True,
         positions: Tensor | None = None,
     ) -> tuple[Tensor, Tensor | None]:
-        self._check_inputs(query=query, key=key, value=value)
-        if query is key and key is value:
-            q, kv = self._project_self(query, positions)
-        elif self.rotary:
+        if not nested():
+            self._check_inputs(query=query, key=key, value=value)
+            B, T, S = query.shape[0], query.shape[1], key.shape[1]
+            self.check_masks(B, T, S, attn_mask=attn_mask, key_padding_mask=key_padding_mask)
+        if self.rotary and not (query is key and key is value):
             raise ValueError(
                 "rotary embedding rotates a sequence's queries and keys by their positions in "
                 "that sequence: call it for self-attention, mha(x, x, x)"
             )
-        else:
-            q, kv = self._split(self.q_proj(query)), self.project_kv(key, value)
-        return self._attend(q, kv, key_padding_mask, attn_mask, need_weights, average_attn_weights)
+        with checked():
+            if query is key and key is value:
+                q, kv = self._project_self(query, positions)
+            else:
+                q, kv = self._split(self.q_proj(query)), self.project_kv(key, value)
+            return self._attend(
+                q, kv, key_padding_mask, attn_mask, need_weights, average_attn_weights
+            )
 
     def _project_self(
         self, x: Tensor, positions: Tensor | None = None, start: int = 0
@@ -250,7 +291,8 @@ class MultiHeadAttention(nn.Module):
 
     def project_kv(self, key: Tensor, value: Tensor) -> KeyValue:
         """Keys and values projected and split into heads once, for many later queries."""
-        self._check_inputs(key=key, value=value)
+        if not nested():
+            self._check_inputs(key=key, value=value)
         Nkv = self.num_kv_heads
         return KeyValue(self._split(self.k_proj(key), Nkv), self._split(self.v_proj(value), Nkv))
 
@@ -265,15 +307,19 @@ class MultiHeadAttention(nn.Module):
         average_attn_weights: bool = True,
     ) -> tuple[Tensor, Tensor | None]:
         """Like ``forward``, with keys and values from :meth:`project_kv`."""
-        self._check_inputs(kv, query=query)
-        return self._attend(
-            self._split(self.q_proj(query)),
-            kv,
-            key_padding_mask,
-            attn_mask,
-            need_weights,
-            average_attn_weights,
-        )
+        if not nested():
+            self._check_inputs(kv, query=query)
+            B, T, S = query.shape[0], query.shape[1], kv.key.shape[2]
+            self.check_masks(B, T, S, attn_mask=attn_mask, key_padding_mask=key_padding_mask)
+        with checked():
+            return self._attend(
+                self._split(self.q_proj(query)),
+                kv,
+                key_padding_mask,
+                attn_mask,
+                need_weights,
+                average_attn_weights,
+            )
 
     def self_attention_step(
         self,
@@ -292,16 +338,20 @@ class MultiHeadAttention(nn.Module):
         and values appended)``. ``key_padding_mask`` ``(B, past + t)`` covers the cached
         positions and the new ones; ``positions`` ``(B, t)`` are the new rows' positions for
         rotary embedding (default: ``past ... past + t - 1``)."""
-        self._check_inputs(cache, x=x)
         past = 0 if cache is None else cache.key.shape[2]
-        q, kv = self._project_self(x, positions, start=past)
-        if cache is not None:
-            kv = cache.append(kv)
+        if not nested():  # shapes only: a step runs once per decoded token
+            self._check_inputs(cache, x=x)
+            B, t = x.shape[0], x.shape[1]
+            self.check_masks(B, t, past + t, key_padding_mask=key_padding_mask, values=False)
         t = x.shape[1]
         # new query i (position past + i) may see keys 0 .. past + i: (t, past + t), True above
         mask = torch.ones(t, past + t, dtype=torch.bool, device=x.device).triu(past + 1)
         mask = mask if causal and t > 1 else None
-        out, weights = self._attend(
-            q, kv, key_padding_mask, mask, need_weights, average_attn_weights
-        )
+        with checked():
+            q, kv = self._project_self(x, positions, start=past)
+            if cache is not None:
+                kv = cache.append(kv)
+            out, weights = self._attend(
+                q, kv, key_padding_mask, mask, need_weights, average_attn_weights
+            )
         return out, weights, kv

@@ -38,7 +38,10 @@ from course_lib._validate import (
     check_decoding_step,
     check_dropout,
     check_positive_int,
-    check_tokens,
+    check_source,
+    check_target,
+    checked,
+    nested,
     shape_str,
 )
 from course_lib.seq2seq import Decoder
@@ -156,7 +159,8 @@ class RecurrentTranslator(nn.Module):
             ``(memory (B, S, H), src_key_padding_mask (B, S))``; ``memory`` is 0 at padded
             positions and stores nothing on the module.
         """
-        check_tokens(src, "src", self.config.src_vocab)
+        if not nested():
+            check_source(src, self.config.src_vocab, pad_id=PAD)
         src_key_padding_mask = src == PAD  # (B, S), True = padding
         lengths = _source_lengths(src_key_padding_mask)  # (B,)
         x = self.dropout(self.src_embed(src))  # (B, S, E)
@@ -186,7 +190,8 @@ class RecurrentTranslator(nn.Module):
             ``(logits (B, t, V), updated cache (length + t), weights (B, t, S) or None)``;
             the weights are ``None`` without ``need_weights`` or without attention.
         """
-        check_decoding_step(tokens, cache, RecurrentState, self.config.tgt_vocab)
+        if not nested():
+            check_decoding_step(tokens, cache, RecurrentState, self.config.tgt_vocab)
         y = self.dropout(self.tgt_embed(tokens))  # (B, t, E)
         out, hidden, weights = self.decoder(
             y, cache.hidden, cache.memory, memory_key_padding_mask=cache.src_key_padding_mask
@@ -204,14 +209,12 @@ class RecurrentTranslator(nn.Module):
             logits ``(B, T, V)``; with ``need_weights`` also the weights ``(B, T, S)``
             (``None`` for ``attention="none"``).
         """
-        cache = self.init_cache(src)
-        check_tokens(tgt_in, "tgt_in", self.config.tgt_vocab)
-        if tgt_in.shape[0] != src.shape[0]:
-            raise ValueError(
-                f"src has {src.shape[0]} sentences but tgt_in {tgt_in.shape[0]}: give one "
-                "target per source sentence"
-            )
-        logits, _, weights = self.step(tgt_in, cache, need_weights=need_weights)
+        if not nested():
+            check_source(src, self.config.src_vocab, pad_id=PAD)
+            check_target(tgt_in, src, self.config.tgt_vocab, max_len=self.config.max_len)
+        with checked():
+            cache = self.init_cache(src)
+            logits, _, weights = self.step(tgt_in, cache, need_weights=need_weights)
         if not need_weights:
             return logits
         return logits, weights

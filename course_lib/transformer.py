@@ -26,7 +26,15 @@ from typing import NamedTuple
 
 from torch import Tensor, nn
 
-from course_lib._validate import check_dropout, check_positive_int, check_width
+from course_lib._validate import (
+    check_dropout,
+    check_positive_int,
+    check_type,
+    check_width,
+    checked,
+    nested,
+    shape_str,
+)
 from course_lib.multihead import KeyValue, MultiHeadAttention
 
 __all__ = [
@@ -52,6 +60,9 @@ class FeedForward(nn.Module):
         )
 
     def forward(self, x: Tensor) -> Tensor:
+        if not nested():
+            d_model = self.net[0].in_features
+            check_width(x, d_model, "x", label="d_model", leading="...")
         return self.net(x)  # (B, T, D) -> (B, T, d_ff) -> (B, T, D)
 
 
@@ -84,9 +95,24 @@ class _Layer(nn.Module):
         self.ffn = FeedForward(d_model, d_ff, dropout)
 
     def _check_inputs(self, **tensors: Tensor) -> None:
+        """Floating-point ``(B, length, d_model)`` tensors of one batch size ``B``."""
         for name, t in tensors.items():
+            check_type(t, name, Tensor, f"a (B, length, d_model={self.d_model}) tensor")
             hint = ": embed the input to the layer's width first"
             check_width(t, self.d_model, name, label="d_model", hint=hint)
+            if not t.is_floating_point():
+                raise TypeError(
+                    f"{name} is {t.dtype}, but a layer needs floating-point vectors: embed "
+                    "token ids first (nn.Embedding), or convert with .float()"
+                )
+        (first, a), *others = tensors.items()
+        for name, t in others:
+            if t.shape[0] != a.shape[0]:
+                raise ValueError(
+                    f"{first} holds {a.shape[0]} sequences but {name} {t.shape[0]}: "
+                    f"{first} {shape_str(a)}, {name} {shape_str(t)}; give them the same "
+                    "batch, in the same order"
+                )
 
 
 class EncoderLayer(_Layer):
@@ -105,20 +131,31 @@ class EncoderLayer(_Layer):
         src_key_padding_mask: Tensor | None = None,
         need_weights: bool = False,
     ) -> tuple[Tensor, Tensor | None]:
-        self._check_inputs(x=x)
-        masks = {"attn_mask": src_mask, "key_padding_mask": src_key_padding_mask}
-        if self.add_norm == "pre":
-            out, weights = self._sa_block(self.norm1(x), masks)
-            x = x + self.dropout(out)
-            x = x + self.dropout(self.ffn(self.norm2(x)))
-        elif self.add_norm == "post":
-            out, weights = self._sa_block(x, masks)
-            x = self.norm1(x + self.dropout(out))
-            x = self.norm2(x + self.dropout(self.ffn(x)))
-        else:  # add_norm=None, the lecture's model: no residuals, no LayerNorm
-            x, weights = self._sa_block(x, masks)
-            x = self.ffn(x)
+        if not nested():
+            self._check_inputs(x=x)
+            self.check_masks(x, src_mask, src_key_padding_mask)
+        with checked():
+            masks = {"attn_mask": src_mask, "key_padding_mask": src_key_padding_mask}
+            if self.add_norm == "pre":
+                out, weights = self._sa_block(self.norm1(x), masks)
+                x = x + self.dropout(out)
+                x = x + self.dropout(self.ffn(self.norm2(x)))
+            elif self.add_norm == "post":
+                out, weights = self._sa_block(x, masks)
+                x = self.norm1(x + self.dropout(out))
+                x = self.norm2(x + self.dropout(self.ffn(x)))
+            else:  # add_norm=None, the lecture's model: no residuals, no LayerNorm
+                x, weights = self._sa_block(x, masks)
+                x = self.ffn(x)
         return x, (weights if need_weights else None)
+
+    def check_masks(self, x: Tensor, mask, key_padding_mask, mask_name: str = "src_mask"):
+        """The masks of ``x`` ``(B, S, D)`` under the user's names for them."""
+        B, S = x.shape[:2]
+        names = (mask_name, "src_key_padding_mask")
+        self.self_attn.check_masks(
+            B, S, S, attn_mask=mask, key_padding_mask=key_padding_mask, names=names
+        )
 
     def _sa_block(self, x: Tensor, masks: dict) -> tuple[Tensor, Tensor]:
         return self.self_attn(x, x, x, **masks, average_attn_weights=False)
@@ -148,11 +185,36 @@ class DecoderLayer(_Layer):
         memory_key_padding_mask: Tensor | None = None,
         need_weights: bool = False,
     ) -> tuple[Tensor, Tensor | None, Tensor | None]:
-        self._check_inputs(x=x, memory=memory)
+        if not nested():
+            self._check_inputs(x=x, memory=memory)
+            self.check_masks(
+                x, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask
+            )
         self_masks = {"attn_mask": tgt_mask, "key_padding_mask": tgt_key_padding_mask}
         cross_masks = {"attn_mask": memory_mask, "key_padding_mask": memory_key_padding_mask}
-        x, self_w, cross_w, _ = self._sublayers(x, memory, cross_masks, self_masks=self_masks)
+        with checked():
+            x, self_w, cross_w, _ = self._sublayers(x, memory, cross_masks, self_masks=self_masks)
         return (x, self_w, cross_w) if need_weights else (x, None, None)
+
+    def check_masks(self, x, memory, tgt_mask, memory_mask, tgt_kpm, memory_kpm) -> None:
+        """The four masks of ``x`` ``(B, T, D)`` and ``memory`` ``(B, S, D)``, by name."""
+        B, T, S = x.shape[0], x.shape[1], memory.shape[1]
+        self.self_attn.check_masks(
+            B,
+            T,
+            T,
+            attn_mask=tgt_mask,
+            key_padding_mask=tgt_kpm,
+            names=("tgt_mask", "tgt_key_padding_mask"),
+        )
+        self.cross_attn.check_masks(
+            B,
+            T,
+            S,
+            attn_mask=memory_mask,
+            key_padding_mask=memory_kpm,
+            names=("memory_mask", "memory_key_padding_mask"),
+        )
 
     def step(
         self,
@@ -169,10 +231,31 @@ class DecoderLayer(_Layer):
         Returns ``(output (B, t, D), self weights, cross weights, updated cache)``; the same
         numbers ``forward`` gives at those positions under a causal ``tgt_mask``.
         """
-        self._check_inputs(x=x)
+        if not nested():  # shapes only: a step runs once per decoded token
+            self._check_step(x, memory_kv, cache, memory_key_padding_mask)
         cross_masks = {"key_padding_mask": memory_key_padding_mask}
-        x, self_w, cross_w, cache = self._sublayers(x, memory_kv, cross_masks, cache=cache)
+        with checked():
+            x, self_w, cross_w, cache = self._sublayers(x, memory_kv, cross_masks, cache=cache)
         return (x, self_w, cross_w, cache) if need_weights else (x, None, None, cache)
+
+    def _check_step(self, x, memory_kv, cache, memory_key_padding_mask) -> None:
+        self._check_inputs(x=x)
+        check_type(memory_kv, "memory_kv", KeyValue, "the KeyValue of cross_attn.project_kv")
+        B, S = memory_kv.key.shape[0], memory_kv.key.shape[2]
+        for name, kv in (("memory_kv", memory_kv), ("cache", cache)):
+            if kv is not None and kv.key.shape[0] != x.shape[0]:
+                raise ValueError(
+                    f"x holds {x.shape[0]} sequences but {name} {kv.key.shape[0]}: decode "
+                    "the batch that was encoded (or select its rows with .select(index))"
+                )
+        self.cross_attn.check_masks(
+            B,
+            x.shape[1],
+            S,
+            key_padding_mask=memory_key_padding_mask,
+            names=("memory_mask", "memory_key_padding_mask"),
+            values=False,
+        )
 
     def _sublayers(self, x, memory, cross_masks, self_masks=None, cache=None):
         """The three sublayers, for ``forward`` (which gives ``self_masks``) and ``step``."""
@@ -249,12 +332,18 @@ class TransformerEncoder(_Stack):
         src_key_padding_mask: Tensor | None = None,
         need_weights: bool = False,
     ) -> tuple[Tensor, list[Tensor] | None]:
+        if not nested():
+            first = self.layers[0]
+            first._check_inputs(x=x)
+            first.check_masks(x, mask, src_key_padding_mask, mask_name="mask")
         masks = {"src_mask": mask, "src_key_padding_mask": src_key_padding_mask}
         weights = []
-        for layer in self.layers:
-            x, w = layer(x, **masks, need_weights=need_weights)
-            weights.append(w)
-        return self.norm(x), (weights if need_weights else None)
+        with checked():
+            for layer in self.layers:
+                x, w = layer(x, **masks, need_weights=need_weights)
+                weights.append(w)
+            x = self.norm(x)
+        return x, (weights if need_weights else None)
 
 
 class DecoderCache(NamedTuple):
@@ -304,6 +393,12 @@ class TransformerDecoder(_Stack):
         memory_key_padding_mask: Tensor | None = None,
         need_weights: bool = False,
     ):
+        if not nested():
+            first = self.layers[0]
+            first._check_inputs(x=x, memory=memory)
+            first.check_masks(
+                x, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask
+            )
         masks = {
             "tgt_mask": tgt_mask,
             "memory_mask": memory_mask,
@@ -311,15 +406,19 @@ class TransformerDecoder(_Stack):
             "memory_key_padding_mask": memory_key_padding_mask,
         }
         self_weights, cross_weights = [], []
-        for layer in self.layers:
-            x, ws, wc = layer(x, memory, **masks, need_weights=need_weights)
-            self_weights.append(ws)
-            cross_weights.append(wc)
+        with checked():
+            for layer in self.layers:
+                x, ws, wc = layer(x, memory, **masks, need_weights=need_weights)
+                self_weights.append(ws)
+                cross_weights.append(wc)
+            x = self.norm(x)
         weights = {"self": self_weights, "cross": cross_weights} if need_weights else None
-        return self.norm(x), weights
+        return x, weights
 
     def init_cache(self, memory: Tensor) -> DecoderCache:
         """Project the encoder memory ``(B, S, D)`` once for every layer's cross-attention."""
+        if not nested():
+            self.layers[0]._check_inputs(memory=memory)
         return DecoderCache(
             tuple(layer.cross_attn.project_kv(memory, memory) for layer in self.layers),
             tuple(None for _ in self.layers),
@@ -337,12 +436,21 @@ class TransformerDecoder(_Stack):
 
         Returns ``(output (B, t, D), updated cache, weights or None)``.
         """
+        if not nested():  # shapes only: a step runs once per decoded token
+            check_type(cache, "cache", DecoderCache, "the DecoderCache of init_cache(memory)")
+            self.layers[0]._check_step(
+                x, cache.memory[0], cache.self_attn[0], memory_key_padding_mask
+            )
         masks = {"memory_key_padding_mask": memory_key_padding_mask}
         new_self, self_weights, cross_weights = [], [], []
-        for layer, memory_kv, kv in zip(self.layers, cache.memory, cache.self_attn, strict=True):
-            x, ws, wc, kv = layer.step(x, memory_kv, kv, **masks, need_weights=need_weights)
-            new_self.append(kv)
-            self_weights.append(ws)
-            cross_weights.append(wc)
+        with checked():
+            for layer, memory_kv, kv in zip(
+                self.layers, cache.memory, cache.self_attn, strict=True
+            ):
+                x, ws, wc, kv = layer.step(x, memory_kv, kv, **masks, need_weights=need_weights)
+                new_self.append(kv)
+                self_weights.append(ws)
+                cross_weights.append(wc)
+            x = self.norm(x)
         weights = {"self": self_weights, "cross": cross_weights} if need_weights else None
-        return self.norm(x), DecoderCache(cache.memory, tuple(new_self)), weights
+        return x, DecoderCache(cache.memory, tuple(new_self)), weights

@@ -28,7 +28,10 @@ from course_lib._validate import (
     check_decoding_step,
     check_dropout,
     check_positive_int,
-    check_tokens,
+    check_source,
+    check_target,
+    checked,
+    nested,
     shape_str,
 )
 from course_lib.masking import causal_mask
@@ -124,27 +127,33 @@ class TranslationTransformer(nn.Module):
 
     def encode(self, src: Tensor, *, need_weights: bool = False):
         """``(memory (B, S, D), src_key_padding_mask (B, S), encoder weights or None)``."""
-        check_tokens(src, "src", self.config.src_vocab)
+        if not nested():
+            check_source(src, self.config.src_vocab, pad_id=PAD, max_len=self.config.max_len)
         src_key_padding_mask = src == PAD  # (B, S), True = padding
-        x = self.dropout(self.positional(self.src_embed(src)))  # (B, S, D)
-        memory, weights = self.encoder(
-            x, src_key_padding_mask=src_key_padding_mask, need_weights=need_weights
-        )
+        with checked():
+            x = self.dropout(self.positional(self.src_embed(src)))  # (B, S, D)
+            memory, weights = self.encoder(
+                x, src_key_padding_mask=src_key_padding_mask, need_weights=need_weights
+            )
         return memory, src_key_padding_mask, weights
 
     def forward(self, src: Tensor, tgt_in: Tensor, *, need_weights: bool = False):
-        memory, src_kpm, enc_weights = self.encode(src, need_weights=need_weights)
-        check_tokens(tgt_in, "tgt_in", self.config.tgt_vocab)
+        c = self.config
+        if not nested():
+            check_source(src, c.src_vocab, pad_id=PAD, max_len=c.max_len)
+            check_target(tgt_in, src, c.tgt_vocab, max_len=c.max_len)
         T = tgt_in.shape[1]
-        y = self.dropout(self.positional(self.tgt_embed(tgt_in)))  # (B, T, D)
-        h, dec_weights = self.decoder(
-            y,
-            memory,
-            tgt_mask=causal_mask(T, device=tgt_in.device),
-            tgt_key_padding_mask=tgt_in == PAD,
-            memory_key_padding_mask=src_kpm,
-            need_weights=need_weights,
-        )
+        with checked():
+            memory, src_kpm, enc_weights = self.encode(src, need_weights=need_weights)
+            y = self.dropout(self.positional(self.tgt_embed(tgt_in)))  # (B, T, D)
+            h, dec_weights = self.decoder(
+                y,
+                memory,
+                tgt_mask=causal_mask(T, device=tgt_in.device),
+                tgt_key_padding_mask=tgt_in == PAD,
+                memory_key_padding_mask=src_kpm,
+                need_weights=need_weights,
+            )
         logits = self.output(h)  # (B, T, D) -> (B, T, V)
         if not need_weights:
             return logits
@@ -161,14 +170,16 @@ class TranslationTransformer(nn.Module):
     ) -> tuple[Tensor, TranslationCache, dict | None]:
         """Logits ``(B, t, V)`` for the newest target tokens ``(B, t)``, positions
         ``cache.length ...``; returns ``(logits, updated cache, weights or None)``."""
-        check_decoding_step(tokens, cache, TranslationCache, self.config.tgt_vocab)
-        y = self.positional(self.tgt_embed(tokens), start=cache.length)  # (B, t, D)
-        h, decoder_cache, weights = self.decoder.step(
-            self.dropout(y),
-            cache.decoder,
-            memory_key_padding_mask=cache.src_key_padding_mask,
-            need_weights=need_weights,
-        )
+        if not nested():
+            check_decoding_step(tokens, cache, TranslationCache, self.config.tgt_vocab)
+        with checked():
+            y = self.positional(self.tgt_embed(tokens), start=cache.length)  # (B, t, D)
+            h, decoder_cache, weights = self.decoder.step(
+                self.dropout(y),
+                cache.decoder,
+                memory_key_padding_mask=cache.src_key_padding_mask,
+                need_weights=need_weights,
+            )
         return self.output(h), cache._replace(decoder=decoder_cache), weights
 
 

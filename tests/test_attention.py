@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from course_lib.attention import AdditiveAttention, Attention, scaled_dot_product_attention
-from course_lib.masking import padding_mask
+from course_lib.masking import causal_mask, masked_softmax, padding_mask
 
 
 @st.composite
@@ -198,3 +198,34 @@ def test_pytorchs_fused_attention_agrees_with_every_mask_form_in_the_opposite_po
     )
     wrong = F.scaled_dot_product_attention(q, k, v, attn_mask=causal_mask(6))  # not negated
     assert not torch.allclose(wrong, causal)
+
+
+def test_a_tutorial_causal_mask_of_floats_warns_instead_of_silently_blocking_nothing():
+    from course_lib._validate import MaskWarning
+
+    q = torch.randn(1, 4, 8)
+    tril = torch.tril(torch.ones(4, 4))  # 1 = may attend, as many tutorials build it
+    with pytest.warns(MaskWarning, match=r"attn_mask is a float mask of 0s and 1s"):
+        scaled_dot_product_attention(q, q, q, attn_mask=tril)
+    with pytest.warns(MaskWarning, match=r"^mask is a float mask of 0s and 1s"):
+        masked_softmax(torch.randn(4, 4), tril)
+    # the fix the warning gives is right: the same weights as the library's causal mask
+    fixed = scaled_dot_product_attention(q, q, q, attn_mask=tril == 0)[1]
+    torch.testing.assert_close(
+        fixed, scaled_dot_product_attention(q, q, q, attn_mask=causal_mask(4))[1]
+    )
+
+
+@pytest.mark.parametrize("module", ["Attention", "AdditiveAttention"])
+def test_single_head_modules_name_the_mask_the_user_passed(module):
+    """A wrong key_padding_mask was reported as a bad attn_mask (the merged mask)."""
+    x = torch.randn(2, 4, 8)
+    layer = Attention(8) if module == "Attention" else AdditiveAttention(8, 8, 4)
+    with pytest.raises(
+        ValueError, match=r"^key_padding_mask must be \(B, S\) = \(2, 4\), got \(2, 3\)"
+    ):
+        layer(x, x, x, key_padding_mask=torch.zeros(2, 3, dtype=torch.bool))
+    with pytest.raises(ValueError, match=r"^attn_mask must be \(T, S\) = \(4, 4\) or \(B, T, S\)"):
+        layer(x, x, x, attn_mask=torch.zeros(3, 4, 4, dtype=torch.bool))
+    with pytest.raises(ValueError, match=r"key_padding_mask blocks every key of row 1.*Polarity"):
+        layer(x, x, x, key_padding_mask=torch.tensor([[False] * 4, [True] * 4]))

@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from course_lib.decoder_only import DecoderOnlyCache, DecoderOnlyConfig, DecoderOnlyTranslator
+from course_lib.translation import TranslationConfig, TranslationTransformer
 from course_lib.vocab import PAD, SOS
 
 V = 12
@@ -128,8 +129,17 @@ def test_bad_input_says_what_is_wrong():
         small()(src, torch.full((4, 2), V))
 
 
-def test_a_sequence_longer_than_the_positions_is_refused():
+def test_a_target_longer_than_max_len_is_refused_as_by_the_encoder_decoder():
+    """Only source + target used to be bounded: a 17-token target fitted in 6 + 16 positions,
+    trained, and decoding then stopped at max_len. Both Transformers refuse it now."""
     model = small(max_src_len=6)  # 6 source + 16 target positions
-    src, _ = batch()
-    with pytest.raises(ValueError, match="more than max_src_len \\+ max_len = 22"):
+    src, _ = batch()  # 6 source tokens
+    with pytest.raises(ValueError, match=r"tgt_in has 17 tokens, more than max_len=16"):
         model(src, torch.full((4, 17), SOS))
+    twin = TranslationTransformer(TranslationConfig(V, V, 8, 2, 16, 1, 1, 0.0, max_len=16))
+    with pytest.raises(ValueError, match=r"tgt_in has 17 tokens, more than max_len=16"):
+        twin(src, torch.full((4, 17), SOS))
+    model(src, torch.full((4, 16), SOS))  # max_len tokens: fine
+    cache = model.init_cache(src)  # step by step, the joined sequence is still bounded
+    with pytest.raises(ValueError, match="more than max_src_len \\+ max_len = 22"):
+        model.step(torch.full((4, 18), SOS), cache)

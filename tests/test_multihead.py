@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
+from course_lib._validate import MaskWarning
 from course_lib.masking import causal_mask, padding_mask
 from course_lib.multihead import MultiHeadAttention
 
@@ -82,9 +83,12 @@ def test_float_masks_and_a_fully_masked_row():
     x = torch.randn(2, 3, 4, dtype=torch.float64)
     bias = torch.randn(3, 3, dtype=torch.float64)
     torch.testing.assert_close(ours(x, x, x, attn_mask=bias)[0], ref(x, x, x, attn_mask=bias)[0])
-    kpm = torch.tensor([[True, True, True], [False, False, True]])  # sequence 0: no real key
-    out, weights = ours(x, x, x, key_padding_mask=kpm)
-    assert not torch.isnan(out).any() and torch.all(weights[0] == 0)
+    blocked = torch.zeros(2, 1, 3, 3, dtype=torch.bool)
+    blocked[0, 0, 1] = True  # sequence 0, query 1: every key blocked
+    kpm = torch.tensor([[False, False, False], [False, False, True]])
+    with pytest.warns(MaskWarning, match=r"attn_mask blocks every key of row \(0, 0, 1\)"):
+        out, weights = ours(x, x, x, attn_mask=blocked, key_padding_mask=kpm)
+    assert not torch.isnan(out).any() and torch.all(weights[0, 1] == 0)
     ref_out, _ = ref(x, x, x, key_padding_mask=kpm)
     torch.testing.assert_close(out[1], ref_out[1])
 
@@ -299,3 +303,34 @@ def test_a_step_can_see_its_block_both_ways_and_skip_padding():
     out, _, cache = mha.self_attention_step(x, None, key_padding_mask=kpm, causal=False)
     torch.testing.assert_close(out, full, rtol=0, atol=1e-12)
     assert cache.key.shape == (2, 2, 4, 4)
+
+
+def test_masks_are_checked_in_the_users_words_before_any_arithmetic():
+    mha = MultiHeadAttention(8, 2)
+    x = torch.randn(2, 4, 8)
+    with pytest.warns(MaskWarning, match="float mask of 0s and 1s"):  # the tutorials' tril
+        mha(x, x, x, attn_mask=torch.tril(torch.ones(4, 4)))
+    with pytest.warns(MaskWarning, match=r"attn_mask blocks every key of row 3.*Polarity"):
+        mha(x, x, x, attn_mask=torch.tril(torch.ones(4, 4)).bool())  # True = may attend
+    with pytest.raises(ValueError, match=r"key_padding_mask blocks every key of row 0.*Polarity"):
+        mha(x, x, x, key_padding_mask=torch.tensor([[True] * 4, [True, True, False, False]]))
+    with pytest.raises(ValueError, match=r"one mask per sequence.*attn_mask\[:, None\]"):
+        mha(x, x, x, attn_mask=torch.zeros(2, 4, 4, dtype=torch.bool))
+    with pytest.raises(ValueError, match=r"^key_padding_mask must be \(B, S\) = \(2, 4\)"):
+        mha(x, x, x, key_padding_mask=torch.zeros(4, 2, dtype=torch.bool))
+    with pytest.raises(TypeError, match=r"attn_mask is torch.int64.*attn_mask == 0"):
+        mha(x, x, x, attn_mask=torch.tril(torch.ones(4, 4, dtype=torch.long)))
+    mha(x, x, x, attn_mask=torch.zeros(2, 1, 4, 4, dtype=torch.bool))  # broadcasts: fine
+
+
+def test_decoding_steps_check_shapes_but_never_read_the_masks_values():
+    """No device synchronisation per decoded token: a step checks shapes only."""
+    mha = MultiHeadAttention(8, 2)
+    x = torch.randn(2, 1, 8)
+    _, _, cache = mha.self_attention_step(x, None)
+    with pytest.raises(ValueError, match=r"key_padding_mask must be \(B, S\) = \(2, 2\)"):
+        mha.self_attention_step(x, cache, key_padding_mask=torch.zeros(2, 3, dtype=torch.bool))
+    all_blocked = torch.ones(
+        2, 2, dtype=torch.bool
+    )  # forward would refuse it; a step does not look
+    mha.self_attention_step(x, cache, key_padding_mask=all_blocked)

@@ -8,6 +8,7 @@ from course_lib.masking import causal_mask, padding_mask
 from course_lib.transformer import (
     DecoderLayer,
     EncoderLayer,
+    FeedForward,
     TransformerDecoder,
     TransformerEncoder,
 )
@@ -264,3 +265,47 @@ def test_clear_errors():
         decoder.step(torch.randn(3, 8), decoder.init_cache(torch.randn(2, 4, 8)))
     with pytest.raises(ValueError, match="num_layers must be a positive integer"):
         TransformerDecoder(8, 2, 16, 1.5)
+
+
+def test_layers_and_stacks_name_the_arguments_the_user_passed():
+    """tgt_mask was reported as attn_mask; a batch mismatch as 'query, key, value'."""
+    x, memory = torch.randn(2, 4, 8), torch.randn(2, 5, 8)
+    bad = torch.zeros(5, 5, dtype=torch.bool)
+    layer, stack = DecoderLayer(8, 2, 16), TransformerDecoder(8, 2, 16, 2)
+    for model in (layer, stack):
+        with pytest.raises(ValueError, match=r"^tgt_mask must be \(T, S\) = \(4, 4\)"):
+            model(x, memory, tgt_mask=bad)
+        with pytest.raises(
+            ValueError, match=r"^memory_mask must be \(T, S\) = \(4, 5\).*transposed"
+        ):
+            model(x, memory, memory_mask=torch.zeros(5, 4, dtype=torch.bool))
+        with pytest.raises(
+            ValueError, match=r"^memory_key_padding_mask must be \(B, S\) = \(2, 5\)"
+        ):
+            model(x, memory, memory_key_padding_mask=torch.zeros(2, 4, dtype=torch.bool))
+        with pytest.raises(ValueError, match=r"^x holds 3 sequences but memory 2"):
+            model(torch.randn(3, 4, 8), memory)
+    with pytest.raises(ValueError, match=r"^src_mask must be"):
+        EncoderLayer(8, 2, 16)(x, src_mask=bad)
+    with pytest.raises(ValueError, match=r"^mask must be"):
+        TransformerEncoder(8, 2, 16, 2)(x, mask=bad)
+    with pytest.raises(ValueError, match=r"src_key_padding_mask blocks every key.*Polarity"):
+        TransformerEncoder(8, 2, 16, 2)(x, src_key_padding_mask=torch.ones(2, 4, dtype=torch.bool))
+    with pytest.raises(TypeError, match=r"x is torch.int64.*embed token ids first"):
+        EncoderLayer(8, 2, 16)(torch.ones(2, 4, 8, dtype=torch.long))
+
+
+def test_a_feed_forward_layer_names_its_width_instead_of_mat1_and_mat2():
+    with pytest.raises(
+        ValueError, match=r"x must be \(\.\.\., length, d_model=8\), got \(2, 3, 6\)"
+    ):
+        FeedForward(8, 16)(torch.randn(2, 3, 6))
+
+
+def test_a_decoding_step_names_a_batch_that_was_not_encoded():
+    decoder = TransformerDecoder(8, 2, 16, 2)
+    cache = decoder.init_cache(torch.randn(1, 5, 8))  # one sentence encoded
+    with pytest.raises(ValueError, match=r"x holds 3 sequences but memory_kv 1: decode the batch"):
+        decoder.step(torch.randn(3, 1, 8), cache)  # a whole batch decoded
+    with pytest.raises(TypeError, match=r"cache must be the DecoderCache of init_cache"):
+        decoder.step(torch.randn(1, 1, 8), torch.randn(1, 5, 8))

@@ -50,7 +50,7 @@ def test_model_errors():
     model = small()
     with pytest.raises(ValueError, match="outside the vocabulary"):
         model(torch.full((1, 3), V), torch.full((1, 1), SOS))
-    with pytest.raises(ValueError, match="do not fit this PositionalEncoding"):
+    with pytest.raises(ValueError, match=r"src has 17 tokens, more than max_len=16.*filter"):
         model(torch.full((1, 17), 5), torch.full((1, 1), SOS))
 
 
@@ -117,3 +117,33 @@ def test_the_twins_validate_the_same_way():
         model.step(torch.full((2, 1), SOS), cache)
     with pytest.raises(TypeError, match="long tensor"):
         model.step(torch.full((6, 1), 1.0), cache)
+
+
+def _three_translators():
+    from course_lib.decoder_only import DecoderOnlyConfig, DecoderOnlyTranslator
+    from course_lib.recurrent_translation import RecurrentConfig, RecurrentTranslator
+
+    return {
+        "TranslationTransformer": small(),
+        "RecurrentTranslator": RecurrentTranslator(RecurrentConfig(V, V, 8, 8, max_len=16)),
+        "DecoderOnlyTranslator": DecoderOnlyTranslator(
+            DecoderOnlyConfig(V, V, 8, 2, None, 16, 1, 0.0, max_len=16, max_src_len=16)
+        ),
+    }
+
+
+@pytest.mark.parametrize("name", list(_three_translators()))
+def test_the_three_translators_refuse_the_same_sources_and_targets(name):
+    """An all-<pad> source row was translated by the Transformers and refused by the GRU;
+    a 2-sentence source with a 3-sentence target was reported as 'query, key, value'."""
+    model = _three_translators()[name]
+    src = torch.tensor([[5, 6, PAD], [PAD, PAD, PAD]])
+    tgt = torch.full((2, 3), SOS)
+    with pytest.raises(ValueError, match=r"^src row 1 is all <pad> \(id 0\): every sentence"):
+        model(src, tgt)
+    with pytest.raises(ValueError, match=r"^src row 1 is all <pad>"):
+        model.init_cache(src)
+    with pytest.raises(ValueError, match=r"^src has 2 sentences but tgt_in 3: give one target"):
+        model(torch.tensor([[5, 6], [7, PAD]]), torch.full((3, 3), SOS))
+    with pytest.raises(ValueError, match=r"^tgt_in has 17 tokens, more than max_len=16"):
+        model(torch.tensor([[5, 6], [7, PAD]]), torch.full((2, 17), SOS))

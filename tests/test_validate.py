@@ -61,3 +61,58 @@ def test_check_attention_inputs_with_and_without_the_modules_widths():
         check_attention_inputs(q1, k, v, attn_mask=torch.zeros(3, 3, 5, dtype=torch.bool))
     with pytest.raises(ValueError, match="dropout_p is a probability"):
         check_attention_inputs(q1, k, v, dropout_p=1.0)
+
+
+# -- masks: what cannot be meant, or probably is not (issue 34) ---------------------------
+
+
+def test_a_float_mask_of_zeros_and_ones_warns_at_the_users_line_and_says_what_was_meant():
+    from course_lib._validate import MaskWarning, check_mask_values
+
+    tril = torch.tril(torch.ones(4, 4))  # the tutorials' causal mask, 1 = may attend
+    with pytest.warns(MaskWarning, match=r"float mask of 0s and 1s.*block nothing") as record:
+        check_mask_values(tril, "attn_mask")
+    message = str(record[0].message)
+    assert "attn_mask == 0" in message and "causal_mask(T)" in message and ".bool()" in message
+    assert record[0].filename == __file__  # shown at the user's line, not the library's
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_mask_values(torch.zeros(4, 4), "attn_mask")  # all zeros: a legal no-op
+        check_mask_values(torch.randn(4, 4), "attn_mask")  # a real additive bias
+        check_mask_values(tril.masked_fill(tril == 0, float("-inf")) - 1, "attn_mask")
+
+
+def test_a_padding_row_that_blocks_everything_asks_polarity():
+    from course_lib._validate import check_key_padding_mask
+
+    inverted = torch.tensor([[True, True, True], [True, False, False]])  # True = real token
+    with pytest.raises(
+        ValueError,
+        match=r"src_key_padding_mask blocks every key of row 0.*"
+        r"Polarity\? .*~src_key_padding_mask",
+    ):
+        check_key_padding_mask(inverted, "src_key_padding_mask", 2, 3)
+    check_key_padding_mask(~inverted, "src_key_padding_mask", 2, 3)
+
+
+@pytest.mark.parametrize(
+    ("mask", "match"),
+    [
+        (torch.tensor([3, 2]), r"one length per sequence.*padding_mask\(lengths, total_length=3\)"),
+        (torch.zeros(3, 2, dtype=torch.bool), r"got \(3, 2\): it looks transposed, use kpm.T"),
+        (torch.zeros(2, 4, dtype=torch.bool), r"one column per key, and there are 3 keys"),
+        (
+            torch.zeros(5, 3, dtype=torch.bool),
+            r"one row per sequence of the batch, and the batch has 2",
+        ),
+        ([[0, 0, 1], [0, 1, 1]], r"kpm must be a tensor \(B, S\) = \(2, 3\), got list of 2 list"),
+        (torch.zeros(2, 3, dtype=torch.long), r"kpm is torch.int64.*kpm.bool\(\).*kpm == 0"),
+    ],
+)
+def test_key_padding_mask_mistakes_are_named(mask, match):
+    from course_lib._validate import check_key_padding_mask
+
+    with pytest.raises((TypeError, ValueError), match=match):
+        check_key_padding_mask(mask, "kpm", 2, 3)
