@@ -49,10 +49,16 @@ def check_hidden(hidden: Tensor, batch_size: int, hidden_dim: int, name: str = "
     if not isinstance(hidden, Tensor) or tuple(hidden.shape) != expected:
         got = shape_str(hidden) if isinstance(hidden, Tensor) else type(hidden).__name__
         hint = ""
-        if isinstance(hidden, Tensor) and hidden.ndim == 3 and hidden.shape[1] == 1:
+        if isinstance(hidden, Tensor) and tuple(hidden.shape) == (batch_size, 1, hidden_dim):
             hint = (
                 " It looks batch-first (B, 1, H): a GRU state is (layers, B, H), "
                 "so use hidden.transpose(0, 1)."
+            )
+        elif isinstance(hidden, Tensor) and tuple(hidden.shape[::2]) == (1, hidden_dim):
+            hint = (
+                f" It is the state of {hidden.shape[1]} sequence(s), and x holds "
+                f"{batch_size}: decode the batch that was encoded (the encoder's final state "
+                "of the same rows)."
             )
         raise ValueError(f"{name} must have shape (1, B, H) = {expected}, got {got}.{hint}")
 

@@ -34,7 +34,8 @@ from typing import Any, Protocol
 import torch
 from torch import Tensor
 
-from course_lib._validate import check_positive_int
+from course_lib._validate import check_positive_int, check_type, shape_str, type_name
+from course_lib.tatoeba import normalize
 from course_lib.train import evaluating
 from course_lib.vocab import EOS, PAD, SOS, Vocab, pad
 
@@ -67,9 +68,33 @@ class Translator(Protocol):
     def eval(self) -> Any: ...
 
 
+def _check_model(model: object) -> None:
+    """A :class:`Translator`, or a clear error naming what was passed instead."""
+    if all(hasattr(model, name) for name in ("init_cache", "step", "max_len", "parameters")):
+        return
+    if isinstance(model, type):
+        fix = f"build one first: {model.__name__}(config)"
+    elif hasattr(model, "model") and hasattr(model, "optimizer"):
+        fix = "pass trainer.model, the model it trains"
+    else:
+        fix = "pass a TranslationTransformer, RecurrentTranslator or DecoderOnlyTranslator"
+    raise TypeError(
+        f"model must be a translator (a model with init_cache, step and max_len), got "
+        f"{type_name(model)}: {fix}"
+    )
+
+
 def _check(model: Translator, src: Tensor, max_new_tokens: int) -> None:
+    _check_model(model)
     if not isinstance(src, Tensor) or src.ndim != 2 or src.dtype != torch.long:
-        raise TypeError("src must be a (B, S) long tensor of token ids")
+        got = f"{shape_str(src)} {src.dtype}" if isinstance(src, Tensor) else type_name(src)
+        if isinstance(src, Tensor) and src.ndim == 1 and src.dtype == torch.long:
+            fix = "one sentence needs a batch dimension: src[None]"
+        elif isinstance(src, (str, list, tuple)):
+            fix = "to translate sentences, call translate(model, sentences, src_vocab, tgt_vocab)"
+        else:
+            fix = "encode and pad the sentences: pad([src_vocab.encode(s) for s in sentences])"
+        raise TypeError(f"src must be a (B, S) long tensor of token ids, got {got}: {fix}")
     check_positive_int(max_new_tokens, "max_new_tokens")
     if max_new_tokens + 1 > model.max_len:
         raise ValueError(
@@ -196,6 +221,7 @@ def translate(
     Returns:
         one output sentence per input, stopped at ``<eos>``, without special tokens.
     """
+    _check_sentences(sentences, model, src_vocab, tgt_vocab)
     check_positive_int(batch_size, "batch_size")
     device = next(model.parameters()).device
     out = []
@@ -203,3 +229,40 @@ def translate(
         src = pad([src_vocab.encode(s) for s in sentences[k : k + batch_size]])  # (B, S)
         out += [tgt_vocab.decode(row.tolist()) for row in decode(model, src.to(device))]
     return out
+
+
+def _check_sentences(sentences: object, model: object, src_vocab: object, tgt_vocab: object):
+    """What ``translate`` needs: a list of normalised sentences, the model's vocabularies."""
+    _check_model(model)
+    if isinstance(sentences, str):
+        raise TypeError(
+            f"sentences must be a list of sentences, got {type_name(sentences)}: for one "
+            "sentence pass [sentence] (a string would be read letter by letter)"
+        )
+    check_type(sentences, "sentences", (list, tuple), "a list of sentences (strings)")
+    for i, sentence in enumerate(sentences):
+        if isinstance(sentence, tuple) and len(sentence) == 2:
+            raise TypeError(
+                f"sentences[{i}] is a pair {sentence!r}: translate takes the source sentences "
+                "only, [src for src, _ in pairs]"
+            )
+        check_type(sentence, f"sentences[{i}]", str, "a string")
+        if normalize(sentence) != sentence:
+            raise ValueError(
+                f"sentences[{i}] = {sentence!r} is not normalised (normalize gives "
+                f"{normalize(sentence)!r}), so the vocabulary would not know its words: "
+                "pass [normalize(s) for s in sentences]"
+            )
+    config = getattr(model, "config", None)
+    for name, vocab, field in (
+        ("src_vocab", src_vocab, "src_vocab"),
+        ("tgt_vocab", tgt_vocab, "tgt_vocab"),
+    ):
+        check_type(vocab, name, Vocab, "a course_lib.vocab.Vocab")
+        size = getattr(config, field, None)
+        if size is not None and len(vocab) != size:
+            raise ValueError(
+                f"{name} has {len(vocab)} words but the model was built for {field}={size}: "
+                "pass the vocabularies the model was trained with (src_vocab for the "
+                "source language, tgt_vocab for the target), in that order"
+            )

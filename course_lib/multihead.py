@@ -285,8 +285,8 @@ class MultiHeadAttention(nn.Module):
         q, k, v = F.linear(x, weight, bias).split([self.d_model, kv_dim, kv_dim], dim=-1)
         q, k = self._split(q), self._split(k, self.num_kv_heads)  # (B, Nh | Nkv, L, Dh)
         if self.rotary:  # positions as rotations of queries and keys; values untouched
-            q = apply_rotary(q, start=start, positions=positions)
-            k = apply_rotary(k, start=start, positions=positions)
+            where = {"start": start} if positions is None else {"positions": positions}
+            q, k = apply_rotary(q, **where), apply_rotary(k, **where)
         return q, KeyValue(k, self._split(v, self.num_kv_heads))
 
     def project_kv(self, key: Tensor, value: Tensor) -> KeyValue:

@@ -193,9 +193,10 @@ class RecurrentTranslator(nn.Module):
         if not nested():
             check_decoding_step(tokens, cache, RecurrentState, self.config.tgt_vocab)
         y = self.dropout(self.tgt_embed(tokens))  # (B, t, E)
-        out, hidden, weights = self.decoder(
-            y, cache.hidden, cache.memory, memory_key_padding_mask=cache.src_key_padding_mask
-        )  # (B, t, E), (1, B, H), (B, t, S) or None
+        with checked():  # the padding comes from encode: no value scan per decoded token
+            out, hidden, weights = self.decoder(
+                y, cache.hidden, cache.memory, memory_key_padding_mask=cache.src_key_padding_mask
+            )  # (B, t, E), (1, B, H), (B, t, S) or None
         logits = self.output(out)  # (B, t, E) -> (B, t, V)
         cache = cache._replace(hidden=hidden, length=cache.length + tokens.shape[1])
         return logits, cache, (weights if need_weights else None)

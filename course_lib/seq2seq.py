@@ -30,7 +30,16 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from course_lib._validate import check_hidden, check_sequence, shape_str
+from course_lib._validate import (
+    check_hidden,
+    check_key_padding_mask,
+    check_positive_int,
+    check_sequence,
+    check_type,
+    checked,
+    nested,
+    shape_str,
+)
 
 __all__ = ["Seq2SeqConfig", "Encoder", "DecoderStep", "Decoder", "EncoderDecoder"]
 
@@ -64,6 +73,13 @@ class Encoder(nn.Module):
 
     def forward(self, source: Tensor) -> tuple[Tensor, Tensor]:
         check_sequence(source, "source", self.n_features)
+        weight = self.gru.weight_ih_l0
+        if source.dtype != weight.dtype:
+            raise TypeError(
+                f"source is {source.dtype} but the encoder's weights are {weight.dtype}: "
+                f"convert the data with source.to({weight.dtype}) (or the model with "
+                f"encoder.to({source.dtype}))"
+            )
         states, final = self.gru(source)  # (B, S, H), (1, B, H)
         return states, final
 
@@ -84,7 +100,15 @@ class DecoderStep(nn.Module):
         self.n_features = n_features
         self.hidden_dim = hidden_dim
 
-    def check_step(self, x: Tensor, hidden: Tensor, memory: Tensor | None) -> None:
+    def check_step(
+        self,
+        x: Tensor,
+        hidden: Tensor,
+        memory: Tensor | None,
+        memory_key_padding_mask: Tensor | None = None,
+    ) -> None:
+        """The shapes of a decoder step's arguments (cheap: checked at every step) and,
+        outside a library call that checked them already, the padding mask's values."""
         check_sequence(x, "decoder input x", self.n_features)
         check_hidden(hidden, x.shape[0], self.hidden_dim)
         if not self.needs_memory:
@@ -94,11 +118,30 @@ class DecoderStep(nn.Module):
                 "an attention decoder needs the encoder states: call decoder(x, hidden, "
                 "memory) with memory = encoder(source)[0]"
             )
-        if memory.ndim != 3 or memory.shape[0] != x.shape[0] or memory.shape[-1] != self.hidden_dim:
+        B = x.shape[0]
+        if not isinstance(memory, Tensor) or memory.ndim != 3:
+            got = shape_str(memory) if isinstance(memory, Tensor) else type(memory).__name__
             raise ValueError(
-                f"memory must be the encoder states (B, S, H) = ({x.shape[0]}, S, "
-                f"{self.hidden_dim}), got {shape_str(memory)}"
+                f"memory must be the encoder states (B, S, H) = ({B}, S, {self.hidden_dim}), "
+                f"got {got}: pass encoder(source)[0]"
             )
+        if memory.shape[0] != B:
+            raise ValueError(
+                f"memory holds {memory.shape[0]} sequences but x {B}: decode the batch that "
+                "was encoded (the same rows, in the same order)"
+            )
+        if memory.shape[-1] != self.hidden_dim:
+            raise ValueError(
+                f"memory must be the encoder states (B, S, H) = ({B}, S, {self.hidden_dim}), "
+                f"got {shape_str(memory)}: encoder and decoder need the same hidden_dim"
+            )
+        check_key_padding_mask(
+            memory_key_padding_mask,
+            "memory_key_padding_mask",
+            B,
+            memory.shape[1],
+            values=not nested(),
+        )
 
 
 class Decoder(DecoderStep):
@@ -130,7 +173,7 @@ class Decoder(DecoderStep):
         *,
         memory_key_padding_mask: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, None]:
-        self.check_step(x, hidden, memory)
+        self.check_step(x, hidden, memory, memory_key_padding_mask)
         outputs, hidden = self.gru(x, hidden)  # (B, T, H), (1, B, H)
         return self.output(outputs), hidden, None  # (B, T, F)
 
@@ -163,10 +206,26 @@ class EncoderDecoder(nn.Module):
         teacher_forcing_prob: float = 0.5,
     ) -> None:
         super().__init__()
-        if target_len < 1:
-            raise ValueError(f"target_len must be at least 1, got {target_len}")
+        check_positive_int(target_len, "target_len")
         if not 0.0 <= teacher_forcing_prob <= 1.0:
             raise ValueError(f"teacher_forcing_prob is a probability, got {teacher_forcing_prob}")
+        for name, part in (("encoder", encoder), ("decoder", decoder)):
+            if not isinstance(part, nn.Module):
+                fix = f"build one: {part.__name__}(...)" if isinstance(part, type) else ""
+                check_type(part, name, nn.Module, "a module (an instance)", fix)
+        if isinstance(encoder, DecoderStep) or isinstance(decoder, Encoder):
+            raise TypeError(
+                f"EncoderDecoder got a {type(encoder).__name__} as its encoder and a "
+                f"{type(decoder).__name__} as its decoder: swapped? Call "
+                "EncoderDecoder(encoder, decoder, target_len)"
+            )
+        sizes = [getattr(part, "hidden_dim", None) for part in (encoder, decoder)]
+        if None not in sizes and sizes[0] != sizes[1]:
+            raise ValueError(
+                f"the encoder's hidden_dim={sizes[0]} differs from the decoder's "
+                f"hidden_dim={sizes[1]}: the decoder starts from the encoder's state, so "
+                "build both with the same hidden_dim"
+            )
         self.encoder = encoder
         self.decoder = decoder
         self.target_len = target_len
@@ -200,13 +259,16 @@ class EncoderDecoder(nn.Module):
                     f"target must have shape (B, T, F) = {expected} to match the source and "
                     f"target_len={self.target_len}, got {shape_str(target)}"
                 )
+        B, S = source.shape[:2]
+        check_key_padding_mask(src_key_padding_mask, "src_key_padding_mask", B, S)
         memory, hidden = self.encoder(source)  # (B, S, H), (1, B, H)
         x = source[:, -1:]  # (B, 1, F): the last known point starts the decoding
         outputs, weights = [], []
         for t in range(self.target_len):
-            out, hidden, w = self.decoder(
-                x, hidden, memory, memory_key_padding_mask=src_key_padding_mask
-            )
+            with checked():  # the mask's values were checked above, once
+                out, hidden, w = self.decoder(
+                    x, hidden, memory, memory_key_padding_mask=src_key_padding_mask
+                )
             outputs.append(out)  # (B, 1, F)
             weights.append(w)  # (B, 1, S) or None
             teacher_forced = use_target and bool(torch.rand(()) < self.teacher_forcing_prob)

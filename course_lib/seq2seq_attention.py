@@ -20,6 +20,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from course_lib._validate import checked
 from course_lib.attention import AdditiveAttention, Attention
 from course_lib.seq2seq import DecoderStep
 
@@ -59,11 +60,12 @@ class AttentionDecoder(DecoderStep):
         *,
         memory_key_padding_mask: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, Tensor]:
-        self.check_step(x, hidden, memory)
+        self.check_step(x, hidden, memory, memory_key_padding_mask)
         queries, hidden = self.gru(x, hidden)  # (B, T, H), (1, B, H)
-        context, weights = self.attention(
-            queries, memory, key_padding_mask=memory_key_padding_mask
-        )  # (B, T, H), (B, T, S)
+        with checked():  # checked above, in the caller's words
+            context, weights = self.attention(
+                queries, memory, key_padding_mask=memory_key_padding_mask
+            )  # (B, T, H), (B, T, S)
         out = self.output(torch.cat([context, queries], dim=-1))  # (B, T, 2H) -> (B, T, F)
         return out, hidden, weights
 
@@ -102,13 +104,14 @@ class BahdanauDecoder(DecoderStep):
         *,
         memory_key_padding_mask: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, Tensor]:
-        self.check_step(x, hidden, memory)
+        self.check_step(x, hidden, memory, memory_key_padding_mask)
         outputs, weights = [], []
         for t in range(x.shape[1]):
             query = hidden.transpose(0, 1)  # (1, B, H) -> (B, 1, H): the previous state
-            context, w = self.attention(
-                query, memory, memory, key_padding_mask=memory_key_padding_mask
-            )  # (B, 1, H), (B, 1, S)
+            with checked():  # checked above, in the caller's words
+                context, w = self.attention(
+                    query, memory, memory, key_padding_mask=memory_key_padding_mask
+                )  # (B, 1, H), (B, 1, S)
             step_input = torch.cat([x[:, t : t + 1], context], dim=-1)  # (B, 1, F + H)
             output, hidden = self.gru(step_input, hidden)  # (B, 1, H), (1, B, H)
             outputs.append(self.output(output))  # (B, 1, F)

@@ -146,3 +146,50 @@ def test_decoding_errors(kind):
         greedy_decode(model, batch().float(), max_new_tokens=8)
     with pytest.raises(ValueError, match="beam_size"):
         beam_search(model, batch(), beam_size=0, max_new_tokens=8)
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "match"),
+    [
+        (
+            ("je suis",),
+            TypeError,
+            r"sentences must be a list of sentences, got str 'je suis'.*\[sentence\]",
+        ),
+        ([[("a b", "c")]], TypeError, r"sentences\[0\] is a pair.*\[src for src, _ in pairs\]"),
+        ([["a b", 3]], TypeError, r"sentences\[1\] must be a string, got int"),
+        ([["A b."]], ValueError, r"sentences\[0\] = 'A b\.' is not normalised.*normalize\(s\)"),
+    ],
+)
+def test_translate_names_the_wrong_kind_of_sentences(args, error, match):
+    vocab = Vocab(["a b c d e f g h"])
+    with pytest.raises(error, match=match):
+        translate(small("pre"), *args, vocab, vocab)
+
+
+def test_translate_and_decoding_name_the_wrong_model_vocabulary_or_source():
+    model, vocab = small("pre"), Vocab(["a b c d e f g h"])
+    other = Vocab(["a b c"])
+    with pytest.raises(
+        ValueError, match=r"tgt_vocab has 7 words but the model was built for tgt_vocab=12"
+    ):
+        translate(model, ["a b"], vocab, other)
+
+    class Trainer:  # what a notebook's trainer looks like to decoding
+        def __init__(self):
+            self.model, self.optimizer = model, None
+
+    with pytest.raises(
+        TypeError, match=r"model must be a translator.*got Trainer: pass trainer.model"
+    ):
+        translate(Trainer(), ["a b"], vocab, vocab)
+    with pytest.raises(TypeError, match=r"got the class TranslationTransformer.*build one first"):
+        greedy_decode(TranslationTransformer, batch())
+    with pytest.raises(
+        TypeError, match=r"got \(5\) torch.int64: one sentence needs a batch dimension: src\[None\]"
+    ):
+        greedy_decode(model, batch()[0], max_new_tokens=4)
+    with pytest.raises(
+        TypeError, match=r"got list of 2 str: to translate sentences, call translate"
+    ):
+        greedy_decode(model, ["a b", "c"], max_new_tokens=4)

@@ -148,3 +148,27 @@ def test_hidden_shape_error_explains_batch_first_mistake():
 def test_bad_constructor_arguments(kwargs):
     with pytest.raises(ValueError):
         EncoderDecoder(Encoder(2, 2), Decoder(2, 2), **kwargs)
+
+
+def test_encoder_decoder_mistakes_are_named():
+    encoder, decoder = Encoder(2, 4), Decoder(2, 4)
+    with pytest.raises(TypeError, match=r"got a Decoder as its encoder and a Encoder.*swapped"):
+        EncoderDecoder(decoder, encoder, 3)
+    with pytest.raises(
+        TypeError,
+        match=r"encoder must be a module \(an instance\), got the class Encoder.*Encoder\(\.\.\.\)",
+    ):
+        EncoderDecoder(Encoder, decoder, 3)
+    with pytest.raises(
+        ValueError, match=r"encoder's hidden_dim=4 differs from the decoder's hidden_dim=5"
+    ):
+        EncoderDecoder(encoder, Decoder(2, 5), 3)
+    with pytest.raises(ValueError, match=r"target_len must be a positive integer, got 2.5"):
+        EncoderDecoder(encoder, decoder, 2.5)
+    model = EncoderDecoder(encoder, decoder, 3)
+    with pytest.raises(ValueError, match=r"^src_key_padding_mask must be \(B, S\) = \(2, 5\)"):
+        model(torch.randn(2, 5, 2), src_key_padding_mask=torch.zeros(2, 4, dtype=torch.bool))
+    with pytest.raises(
+        TypeError, match=r"source is torch.float64 but the encoder's weights are torch.float32"
+    ):
+        encoder(torch.randn(2, 5, 2, dtype=torch.float64))

@@ -71,8 +71,17 @@ def test_clear_errors(decoder_cls):
     _, decoder, source, memory, hidden = setup(decoder_cls)
     with pytest.raises(ValueError, match="needs the encoder states"):
         decoder(source[:, -1:], hidden)
-    with pytest.raises(ValueError, match=r"memory must be the encoder states \(B, S, H\)"):
+    with pytest.raises(ValueError, match=r"memory holds 2 sequences but x 3: decode the batch"):
         decoder(source[:, -1:], hidden, memory[:2])
+    with pytest.raises(ValueError, match=r"memory must be the encoder states \(B, S, H\)"):
+        decoder(source[:, -1:], hidden, memory[..., :1])
+    with pytest.raises(ValueError, match=r"^memory_key_padding_mask must be \(B, S\) = \(3, "):
+        decoder(source[:, -1:], hidden, memory, memory_key_padding_mask=torch.zeros(3, 1) > 0)
+    with pytest.raises(ValueError, match=r"^memory_key_padding_mask blocks every key.*Polarity"):
+        full = torch.ones(3, memory.shape[1], dtype=torch.bool)  # True = real token
+        decoder(source[:, -1:], hidden, memory, memory_key_padding_mask=full)
+    with pytest.raises(ValueError, match=r"state of 1 sequence\(s\), and x holds 3: decode"):
+        decoder(source[:, -1:], hidden[:, :1], memory)  # a one-sentence state, a batch
 
 
 def test_attention_decoder_matches_its_definition():
