@@ -89,6 +89,17 @@ class DecoderOnlyConfig:
             check_positive_int(getattr(self, name), name)
         check_positive_int(self.max_len, "max_len")
         check_positive_int(self.max_src_len, "max_src_len")
+        if self.d_model % self.num_heads:
+            raise ValueError(
+                f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}: "
+                "each head gets d_model / num_heads features; pick sizes that divide"
+            )
+        if self.positions == "rotary" and (self.d_model // self.num_heads) % 2:
+            raise ValueError(
+                f"positions='rotary' rotates pairs of features, so each head's width "
+                f"d_model / num_heads = {self.d_model}/{self.num_heads} = "
+                f"{self.d_model // self.num_heads} must be even: change d_model or num_heads"
+            )
         if self.positions not in POSITIONS:
             raise ValueError(f"positions must be one of {POSITIONS}, got {self.positions!r}")
         if self.norm not in NORMS:

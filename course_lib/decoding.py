@@ -84,7 +84,14 @@ def _check_model(model: object) -> None:
     )
 
 
-def _check(model: Translator, src: Tensor, max_new_tokens: int) -> None:
+def _check(model: Translator, src: Tensor, max_new_tokens: int, name: str) -> None:
+    if model is None or src is None:
+        raise TypeError(
+            f"{name} needs a model and src: {name}(model, src, ...). To hand it to "
+            "translate with settings, pass the function, not its result: "
+            f"decode=functools.partial({name}, max_new_tokens=30), or "
+            f"decode=lambda m, src: {name}(m, src, ...)"
+        )
     _check_model(model)
     if not isinstance(src, Tensor) or src.ndim != 2 or src.dtype != torch.long:
         got = f"{shape_str(src)} {src.dtype}" if isinstance(src, Tensor) else type_name(src)
@@ -107,7 +114,11 @@ RECOMPUTE = ("nothing", "decoder", "everything")
 
 
 def greedy_decode(
-    model: Translator, src: Tensor, *, max_new_tokens: int = 20, recompute: str = "nothing"
+    model: Translator | None = None,
+    src: Tensor | None = None,
+    *,
+    max_new_tokens: int = 20,
+    recompute: str = "nothing",
 ) -> Tensor:
     """The most likely next token at every step, for each sentence of ``src`` ``(B, S)``.
 
@@ -119,7 +130,7 @@ def greedy_decode(
             an empty cache, the encoder's memory reused. ``"everything"``: ``model(src,
             prefix)``, the encoder included. All three give the same tokens.
     """
-    _check(model, src, max_new_tokens)
+    _check(model, src, max_new_tokens, "greedy_decode")
     if recompute not in RECOMPUTE:
         raise ValueError(f"recompute must be one of {RECOMPUTE}, got {recompute!r}")
     B = src.shape[0]
@@ -145,8 +156,8 @@ def greedy_decode(
 
 
 def beam_search(
-    model: Translator,
-    src: Tensor,
+    model: Translator | None = None,
+    src: Tensor | None = None,
     *,
     beam_size: int = 4,
     max_new_tokens: int = 20,
@@ -161,7 +172,7 @@ def beam_search(
         length_penalty: ``alpha``; 0 compares raw log-probabilities (favouring short
             outputs), 1 compares the mean log-probability per token.
     """
-    _check(model, src, max_new_tokens)
+    _check(model, src, max_new_tokens, "beam_search")
     check_positive_int(beam_size, "beam_size")
     B, K = src.shape[0], beam_size
     device = src.device

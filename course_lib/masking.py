@@ -8,6 +8,14 @@ where attention is **blocked** (the key may not be attended to), as in
 the *opposite* polarity (``True`` = takes part): pass it ``~mask``. A float mask is added
 to the scores (``-inf`` blocks).
 
+**Masks that cannot be meant** are caught where the user passes them (the attention
+modules, layers and models check them once, in the argument's own name): a float mask of
+only 0s and 1s -- ``torch.tril(torch.ones(T, T))``, which adds 1 to the scores and blocks
+nothing -- gives a :class:`MaskWarning` saying what was probably meant; a key padding mask
+with a row that blocks every key (a sentence without a token: the opposite polarity, True =
+real token) is refused, asking "polarity?"; an attention mask with such a row warns.
+Silence the warnings with ``warnings.filterwarnings("ignore", category=MaskWarning)``.
+
 **Fully masked rows:** a query whose every key is blocked gets all-zero weights (and so a
 zero context vector) instead of the NaNs a plain softmax gives; its gradients are zero too.
 
@@ -23,9 +31,10 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from course_lib._validate import check_mask, check_positive_int, nested, shape_str
+from course_lib._validate import MaskWarning, check_mask, check_positive_int, nested, shape_str
 
 __all__ = [
+    "MaskWarning",
     "masked_softmax",
     "padding_mask",
     "causal_mask",

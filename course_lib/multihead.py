@@ -34,6 +34,7 @@ from course_lib._validate import (
     check_floating,
     check_key_padding_mask,
     check_positive_int,
+    check_type,
     check_width,
     checked,
     nested,
@@ -133,12 +134,21 @@ class MultiHeadAttention(nn.Module):
 
     # -- checks and reshapes ----------------------------------------------------------------
 
-    def _check_inputs(self, cache: KeyValue | None = None, **tensors: Tensor) -> None:
+    def _check_inputs(
+        self, cache: KeyValue | None = None, cache_name: str = "cache", **tensors: Tensor
+    ) -> None:
         """The checks of the four entry points: floating-point ``(B, length, D)`` tensors of
         one batch size ``B`` (the ``cache``'s too), and one value per key."""
         check_floating(**tensors)
+        weight = self.q_proj.weight
         for name, t in tensors.items():
             check_width(t, self.d_model, name, label="d_model")
+            if t.dtype != weight.dtype:
+                raise TypeError(
+                    f"{name} is {t.dtype} but the module's weights are {weight.dtype}: convert "
+                    f"the input with {name}.to({weight.dtype}), or the module with "
+                    f".to({t.dtype})"
+                )
         shapes = ", ".join(f"{name} {shape_str(t)}" for name, t in tensors.items())
         B = next(iter(tensors.values())).shape[0]
         if any(t.shape[0] != B for t in tensors.values()):
@@ -146,7 +156,10 @@ class MultiHeadAttention(nn.Module):
         if "value" in tensors and tensors["value"].shape[1] != tensors["key"].shape[1]:
             raise ValueError(f"key and value must have the same length S: {shapes}")
         if cache is not None and cache.key.shape[0] != B:
-            raise ValueError(f"the cache holds {cache.key.shape[0]} sequences but {shapes}")
+            raise ValueError(
+                f"{cache_name} holds {cache.key.shape[0]} sequences but {shapes}: use the "
+                "keys and values of the same batch (or select its rows with .select(index))"
+            )
 
     def check_masks(
         self,
@@ -308,7 +321,8 @@ class MultiHeadAttention(nn.Module):
     ) -> tuple[Tensor, Tensor | None]:
         """Like ``forward``, with keys and values from :meth:`project_kv`."""
         if not nested():
-            self._check_inputs(kv, query=query)
+            check_type(kv, "kv", KeyValue, "the KeyValue of project_kv(key, value)")
+            self._check_inputs(kv, "kv", query=query)
             B, T, S = query.shape[0], query.shape[1], kv.key.shape[2]
             self.check_masks(B, T, S, attn_mask=attn_mask, key_padding_mask=key_padding_mask)
         with checked():

@@ -53,6 +53,13 @@ class Seq2SeqConfig:
     target_len: int = 2
     teacher_forcing_prob: float = 0.5
 
+    def __post_init__(self) -> None:
+        for name in ("n_features", "hidden_dim", "target_len"):
+            check_positive_int(getattr(self, name), name)
+        p = self.teacher_forcing_prob
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+            raise ValueError(f"teacher_forcing_prob is a probability in [0, 1], got {p!r}")
+
 
 class Encoder(nn.Module):
     """A GRU that reads the source and returns every hidden state and the final one.
@@ -124,6 +131,12 @@ class DecoderStep(nn.Module):
             raise ValueError(
                 f"memory must be the encoder states (B, S, H) = ({B}, S, {self.hidden_dim}), "
                 f"got {got}: pass encoder(source)[0]"
+            )
+        if memory.shape[0] == 1 and memory.shape[1] == B and B > 1:
+            raise ValueError(
+                f"memory {shape_str(memory)} looks like the encoder's final state (1, B, H): "
+                "memory is every encoder state (B, S, H), the first thing the encoder "
+                "returns: memory, hidden = encoder(source)"
             )
         if memory.shape[0] != B:
             raise ValueError(
@@ -234,6 +247,13 @@ class EncoderDecoder(nn.Module):
     @classmethod
     def from_config(cls, config: Seq2SeqConfig) -> EncoderDecoder:
         """The plain GRU encoder-decoder of Chapter 1, built from a config."""
+        check_type(
+            config,
+            "config",
+            Seq2SeqConfig,
+            "a Seq2SeqConfig",
+            "Build it with Seq2SeqConfig(n_features=..., hidden_dim=..., target_len=...).",
+        )
         return cls(
             Encoder(config.n_features, config.hidden_dim),
             Decoder(config.n_features, config.hidden_dim),

@@ -143,3 +143,11 @@ def test_a_target_longer_than_max_len_is_refused_as_by_the_encoder_decoder():
     cache = model.init_cache(src)  # step by step, the joined sequence is still bounded
     with pytest.raises(ValueError, match="more than max_src_len \\+ max_len = 22"):
         model.step(torch.full((4, 18), SOS), cache)
+
+
+def test_config_sizes_that_cannot_work_are_named():
+    with pytest.raises(ValueError, match=r"d_model=10 is not divisible by num_heads=4"):
+        DecoderOnlyConfig(V, V, d_model=10, num_heads=4)
+    with pytest.raises(ValueError, match=r"rotary.*d_model / num_heads = 6/2 = 3 must be even"):
+        DecoderOnlyConfig(V, V, d_model=6, num_heads=2)
+    DecoderOnlyConfig(V, V, d_model=6, num_heads=2, positions="sinusoidal")  # no rotation: fine

@@ -193,3 +193,9 @@ def test_translate_and_decoding_name_the_wrong_model_vocabulary_or_source():
         TypeError, match=r"got list of 2 str: to translate sentences, call translate"
     ):
         greedy_decode(model, ["a b", "c"], max_new_tokens=4)
+
+
+def test_a_decoder_called_instead_of_passed_is_named_with_the_fix():
+    vocab = Vocab(["a b c d e f g h"])
+    with pytest.raises(TypeError, match=r"beam_search needs a model and src.*functools.partial"):
+        translate(small("pre"), ["a b"], vocab, vocab, decode=beam_search(beam_size=4))

@@ -211,8 +211,12 @@ def test_cache_errors():
     _, _, cache = mha.self_attention_step(x, None)
     with pytest.raises(ValueError, match="cache holds 2 sequences"):
         mha.self_attention_step(torch.randn(3, 1, 8), cache)
-    with pytest.raises(ValueError, match="cache holds 2 sequences"):
+    with pytest.raises(ValueError, match="^kv holds 2 sequences but query"):  # its own name
         mha.attend(torch.randn(3, 1, 8), cache)
+    with pytest.raises(TypeError, match=r"kv must be the KeyValue of project_kv.*got tuple"):
+        mha.attend(torch.randn(2, 1, 8), tuple(cache))
+    with pytest.raises(TypeError, match=r"query is torch.float64 but the module's weights"):
+        mha(x.double(), x.double(), x.double())
 
 
 def _repeated_heads(gqa: MultiHeadAttention) -> MultiHeadAttention:

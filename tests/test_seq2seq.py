@@ -172,3 +172,22 @@ def test_encoder_decoder_mistakes_are_named():
         TypeError, match=r"source is torch.float64 but the encoder's weights are torch.float32"
     ):
         encoder(torch.randn(2, 5, 2, dtype=torch.float64))
+
+
+def test_config_and_memory_mistakes_are_named():
+    with pytest.raises(ValueError, match=r"hidden_dim must be a positive integer, got 0"):
+        Seq2SeqConfig(hidden_dim=0)
+    with pytest.raises(
+        ValueError, match=r"teacher_forcing_prob is a probability in \[0, 1\], got 5"
+    ):
+        Seq2SeqConfig(teacher_forcing_prob=5)
+    with pytest.raises(TypeError, match=r"config must be a Seq2SeqConfig, got dict"):
+        EncoderDecoder.from_config({"hidden_dim": 4})
+    from course_lib.seq2seq_attention import AttentionDecoder
+
+    source = torch.randn(3, 5, 2)
+    _, final = Encoder(2, 4)(source)
+    with pytest.raises(
+        ValueError, match=r"looks like the encoder's final state.*memory, hidden = encoder"
+    ):
+        AttentionDecoder(2, 4)(source[:, -1:], final, final)
