@@ -4,12 +4,26 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 
+import numpy as np
 import torch
 from torch import Tensor
 
 from course_lib._validate import shape_str
+from course_lib.checks import _masks as masks
+from course_lib.checks._describe import (
+    as_number,
+    describe,
+    dtype_problem,
+    nan_problem,
+    not_callable_problem,
+    number_problem,
+    shape_hint,
+    signature_problem,
+    tensor_problem,
+)
 
 ATOL = 1e-5
 
@@ -65,18 +79,109 @@ class CheckFailed(AssertionError):
     """Your answer does not match the reference; the message says how."""
 
 
-def call_student(fn: Callable, name: str, *args):
+def call_student(fn: Callable, name: str, *args, returns: str = "", none_ok: bool = False):
+    """``fn(*args)``, or :class:`CheckFailed` saying why not: ``fn`` is not a function (a
+    value, such as what it returns), cannot take ``args``, is not implemented yet, raised,
+    or returned None (unless ``none_ok``). ``returns``: what it should return, for that
+    message (``"the matplotlib Figure (fig)"``)."""
     __tracebackhide__ = True
     if not callable(fn):
-        raise CheckFailed(f"pass the function itself, e.g. check(my_function), not {fn!r}")
+        raise CheckFailed(not_callable_problem(fn))
+    problem = signature_problem(fn, name, args)
+    if problem is not None:
+        raise CheckFailed(problem)
     try:
-        return fn(*args)
+        got = fn(*args)
     except NotImplementedError:
         raise CheckFailed(
             f"{name} is not implemented yet: replace `raise NotImplementedError` with your code."
         ) from None
     except Exception as err:
         raise CheckFailed(f"{name} raised {type(err).__name__}: {err}") from err
+    if got is None and not none_ok:
+        should = f" It should return {returns}." if returns else ""
+        raise CheckFailed(f"{name} returned None: did you forget `return`?{should}")
+    return got
+
+
+def unpack(got, names: Sequence[str], name: str, case: str, what: str = "") -> tuple:
+    """The ``len(names)`` items of a returned tuple (or list), or :class:`CheckFailed`
+    naming what came back instead. ``what``: how the message names them (``"a pair"``)."""
+    __tracebackhide__ = True
+    n = len(names)
+    if isinstance(got, (tuple, list)) and len(got) == n:
+        return tuple(got)
+    listed = ", ".join(names)
+    if isinstance(got, (Tensor, np.ndarray)):
+        fix = f": return all {n}, `return {listed}`"
+    elif isinstance(got, (tuple, list)):
+        fix = f": return exactly these {n}, in this order, `return {listed}`"
+    else:
+        fix = ""
+    raise CheckFailed(
+        f"{name} should return {what or f'{n} values'} ({listed}), got {describe(got)} "
+        f"({case}){fix}"
+    )
+
+
+def in_order(
+    parts: Sequence, expected: Sequence[Tensor], names: Sequence[str], name: str, case: str
+) -> None:
+    """:class:`CheckFailed` if the returned tensors are the expected ones in another order:
+    their shapes permuted, or (where the shapes agree) their values."""
+    __tracebackhide__ = True
+    if not all(isinstance(p, Tensor) for p in parts):
+        return
+    got = [tuple(p.shape) for p in parts]
+    want = [tuple(e.shape) for e in expected]
+
+    def fits(order: tuple[int, ...]) -> bool:
+        return all(
+            got[i] == want[j] and _agrees(parts[i].detach().cpu(), expected[j])
+            for i, j in enumerate(order)
+        )
+
+    identity = tuple(range(len(parts)))
+    shuffled = got != want and sorted(got) == sorted(want)
+    if not shuffled and got == want and not fits(identity):
+        shuffled = any(fits(order) for order in itertools.permutations(identity))
+    if shuffled:
+        raise CheckFailed(
+            f"{name} returned its results in another order ({case}): their shapes are "
+            f"{', '.join(map(str, got))}; return ({', '.join(names)}), shaped "
+            f"{', '.join(map(str, want))}"
+        )
+
+
+def one_number(
+    got, name: str, case: str, many: str = "return one number", what: str = "return one number"
+) -> float | int:
+    """``got`` as a Python number: a Python or NumPy number, or a 0-dim array or tensor.
+    Anything else fails: ``"<name> should <what>, got ..."``, with ``many`` saying what to
+    do with an array of numbers."""
+    __tracebackhide__ = True
+    value = as_number(got)
+    if value is None:
+        raise CheckFailed(f"{name} should {what}, {number_problem(got, many)} ({case})")
+    return value
+
+
+def boolean_mask(got, expected: Tensor, name: str, case: str, build: str = "") -> None:
+    """:class:`CheckFailed` for a mask that is a tensor but not boolean (True = blocked)."""
+    __tracebackhide__ = True
+    if isinstance(got, Tensor):
+        problem = masks.dtype_problem(got, expected, build)
+        if problem is not None:
+            raise CheckFailed(f"{name} {problem} ({case})")
+
+
+def _agrees(got: Tensor, expected: Tensor) -> bool:
+    """Equal entries (a mask, integers) or close values (floating point)."""
+    if expected.dtype == torch.bool:
+        return got.dtype == torch.bool and torch.equal(got, expected)
+    if not torch.is_floating_point(expected):
+        return torch.equal(got.double(), expected.double())
+    return torch.allclose(got.to(expected.dtype), expected, atol=ATOL)
 
 
 def compare(
@@ -86,30 +191,63 @@ def compare(
     case: str,
     mistakes: Sequence[tuple[Tensor, str]] = (),
 ) -> None:
-    """Raise CheckFailed unless ``got`` equals ``expected``; name a known mistake if it fits."""
+    """Raise CheckFailed unless ``got`` equals ``expected``; name a known mistake if it fits.
+
+    ``got`` must be a tensor of the same shape, without NaN where the reference has none,
+    holding the same kind of numbers: a boolean ``expected`` is a mask (True = blocked),
+    a floating-point one takes any floating-point answer (float32 or float64: the values
+    are compared), an integer one integers."""
     __tracebackhide__ = True
-    if not isinstance(got, Tensor):
-        raise CheckFailed(f"{name} should return a torch.Tensor, got {type(got).__name__} ({case})")
-    if tuple(got.shape) != tuple(expected.shape):
+    if got is None:
         raise CheckFailed(
-            f"{name} returned shape {shape_str(got.shape)}, expected {shape_str(expected.shape)} ({case})"
+            f"{name} is None, expected a torch.Tensor of shape {shape_str(expected.shape)} "
+            f"({case}): return the tensor itself (a function without `return` gives None)"
         )
-    got = got.detach().to("cpu", expected.dtype)
-    if torch.allclose(got, expected, atol=ATOL):
-        return
-    for wrong, explanation in mistakes:
-        if torch.allclose(got, wrong, atol=ATOL):
-            raise CheckFailed(f"{name}: {explanation} ({case})")
+    problem = tensor_problem(got, expected)
+    if problem is not None:
+        verb = "be" if "'s " in name or " (" in name or name.startswith("the ") else "return"
+        raise CheckFailed(f"{name} should {verb} a torch.Tensor, got {problem} ({case})")
     if expected.dtype == torch.bool:
-        wrong = (got != expected).nonzero().tolist()
+        boolean_mask(got, expected, name, case)
+    if tuple(got.shape) != tuple(expected.shape):
+        hint = shape_hint(got.shape, expected.shape)
+        raise CheckFailed(
+            f"{name} returned shape {shape_str(got.shape)}, expected "
+            f"{shape_str(expected.shape)} ({case})" + (f". {hint}" if hint else "")
+        )
+    got = got.detach().cpu()
+    problem = nan_problem(got, expected)
+    if problem is not None:
+        raise CheckFailed(f"{name} {problem} ({case})")
+    wrong_dtype = dtype_problem(got, expected)
+    if _agrees(got, expected):
+        if wrong_dtype is not None:
+            raise CheckFailed(f"{name} has the right values, but {wrong_dtype} ({case})")
+        return
+    _explain(got, expected, name, case, mistakes, wrong_dtype)
+
+
+def _explain(got, expected, name, case, mistakes, wrong_dtype: str | None) -> None:
+    """The message for an answer of the right shape whose values differ."""
+    __tracebackhide__ = True
+    for wrong, explanation in mistakes:
+        if _agrees(got, wrong.to(expected.dtype)):
+            raise CheckFailed(f"{name}: {explanation} ({case})")
+    note = f" (Note: {wrong_dtype}.)" if wrong_dtype else ""
+    if expected.dtype == torch.bool:
+        problem = masks.polarity_problem(got, expected)
+        if problem is not None:
+            raise CheckFailed(f"{name}: {problem} ({case})")
+        wrong = (got.to(torch.bool) != expected).nonzero().tolist()
         raise CheckFailed(
             f"{name} returned the right shape but {len(wrong)} entries differ ({case}), the "
             f"first at {wrong[0]}. Expected\n{expected}\ngot\n{got}"
         )
+    got = got.to(expected.dtype)
     worst = (got - expected).abs().max().item()
     raise CheckFailed(
         f"{name} returned the right shape but different values ({case}): the largest "
-        f"difference is {worst:.4g}. Expected\n{expected}\ngot\n{got}"
+        f"difference is {worst:.4g}.{note} Expected\n{expected}\ngot\n{got}"
     )
 
 

@@ -13,6 +13,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from course_lib.checks._core import CheckFailed
+from course_lib.checks._describe import describe
 from course_lib.checks._recipes import LR, _Recipe
 from course_lib.points_transformer import SelfAttentionConfig, SelfAttentionEncoderDecoder
 from course_lib.seq2seq import Decoder
@@ -34,7 +35,7 @@ def _a_trainer(recipe: _Recipe, got) -> Trainer:
             "the check reads"
         )
     else:
-        hint = f"it returned a {what}"
+        hint = f"it returned {describe(got)}"
     raise CheckFailed(
         f"{recipe.call} should return the course's Trainer (course_lib.train.Trainer): {hint}"
     )

@@ -17,8 +17,10 @@ from course_lib.checks._core import (
     call_student,
     case_generator,
     compare,
+    in_order,
     passed,
     unchanged,
+    unpack,
     variant,
 )
 from course_lib.masking import masked_softmax
@@ -61,6 +63,11 @@ def _row_sum_hint(got: Tensor, mask: Tensor) -> str | None:
     return None
 
 
+def _floating_like(got, expected: Tensor) -> bool:
+    """A floating-point tensor of the reference's shape: one the diagnostics can read."""
+    return isinstance(got, Tensor) and got.shape == expected.shape and torch.is_floating_point(got)
+
+
 def check_masked_softmax(masked_softmax_fn: Callable) -> None:
     """Check ``masked_softmax(scores, mask) -> weights``: softmax over the last axis, with
     weight exactly 0 where ``mask`` is True, all zeros for a fully masked row, and
@@ -81,10 +88,10 @@ def check_masked_softmax(masked_softmax_fn: Callable) -> None:
             case,
             "use masked_fill (which returns a new tensor), not masked_fill_ or scores[mask] = ...",
         )
-        if isinstance(got, Tensor) and got.shape == expected.shape:
-            got = got.detach().float()
-            full_mask = torch.broadcast_to(mask, got.shape)
-            nan_rows = torch.isnan(got).any(-1)
+        if _floating_like(got, expected):
+            values = got.detach().cpu().float()
+            full_mask = torch.broadcast_to(mask, values.shape)
+            nan_rows = torch.isnan(values).any(-1)
             if (nan_rows & ~full_mask.all(-1)).any():
                 idx = tuple(int(i) for i in (nan_rows & ~full_mask.all(-1)).nonzero()[0])
                 raise CheckFailed(
@@ -98,23 +105,26 @@ def check_masked_softmax(masked_softmax_fn: Callable) -> None:
                     "masked must give zeros, not softmax(-inf, ..., -inf)"
                 )
             flipped = masked_softmax(scores, ~mask)
-            if torch.allclose(got, flipped, atol=ATOL):
+            if torch.allclose(values, flipped, atol=ATOL):
                 raise CheckFailed(
                     f"{name} kept the positions where the mask is True ({case}): "
                     "in course_lib True means BLOCKED"
                 )
-            leaked = got.masked_select(full_mask)
+            leaked = values.masked_select(full_mask)
             if leaked.numel() and leaked.abs().max() > ATOL:
                 raise CheckFailed(
                     f"{name} gives masked positions weight up to "
                     f"{leaked.abs().max():.3g} ({case}): fill them with -inf "
                     "before the softmax so they get exactly 0"
                 )
-            hint = _row_sum_hint(got, mask)
+            hint = _row_sum_hint(values, mask)
             if hint:
                 raise CheckFailed(f"{name}: {hint} ({case})")
         compare(got, expected, name, case)
     passed(name, len(cases))
+
+
+_PAIR = ("context", "weights")
 
 
 def check_scaled_dot_product_attention(attention_fn: Callable) -> None:
@@ -145,12 +155,8 @@ def check_scaled_dot_product_attention(attention_fn: Callable) -> None:
                 v.clone(),
                 None if m is None else m.clone(),
             )
-            if not (isinstance(got, tuple) and len(got) == 2):
-                raise CheckFailed(
-                    f"{name} should return a pair (context, weights), got "
-                    f"{type(got).__name__} ({case})"
-                )
-            ctx, w = got
+            ctx, w = unpack(got, _PAIR, name, case, "a pair")
+            in_order((ctx, w), (expected_ctx, expected_w), _PAIR, name, case)
             scores = q @ k.transpose(-2, -1)  # (B, T, S)
             mistakes = [
                 (

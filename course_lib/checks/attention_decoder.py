@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable
 
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 
 from course_lib.checks._core import (
     CheckFailed,
@@ -15,22 +15,44 @@ from course_lib.checks._core import (
     case_generator,
     case_seed,
     compare,
+    in_order,
     passed,
+    unpack,
 )
+from course_lib.checks._describe import describe
 from course_lib.masking import masked_softmax
 from course_lib.seq2seq_attention import AttentionDecoder
 
 __all__ = ["check_attention_step", "check_context_only_decoder"]
 
 
-def _unpack_step(got, name: str, case: str) -> tuple:
+_STEP = ("out", "hidden", "weights")
+
+
+def _unpack_step(got, name: str, case: str, expected: tuple) -> tuple:
+    """The answer's ``(out, hidden, weights)``, in that order."""
     __tracebackhide__ = True
-    if not (isinstance(got, tuple) and len(got) == 3):
-        raise CheckFailed(
-            f"{name} should return a tuple (out, hidden, weights), got "
-            f"{type(got).__name__} ({case})"
-        )
+    got = unpack(got, _STEP, name, case, "a tuple")
+    in_order(got, expected, _STEP, name, case)
     return got
+
+
+def _a_decoder(decoder_cls, name: str, f: int, h: int) -> AttentionDecoder:
+    """``decoder_cls(f, h)``, an ``AttentionDecoder``, or :class:`CheckFailed`."""
+    __tracebackhide__ = True
+    if isinstance(decoder_cls, nn.Module):
+        raise CheckFailed(
+            f"pass the class {name} itself, not an instance of it: "
+            f"check_context_only_decoder({name}), and the check builds its own"
+        )
+    decoder = call_student(decoder_cls, name, f, h)
+    if not isinstance(decoder, AttentionDecoder):
+        raise CheckFailed(
+            f"{name}(n_features, hidden_dim) built {describe(decoder)}: subclass the "
+            f"library's decoder, class {name}(AttentionDecoder), so that it keeps its "
+            "gru and attention"
+        )
+    return decoder
 
 
 def check_attention_step(attention_step: Callable) -> None:
@@ -60,6 +82,7 @@ def check_attention_step(attention_step: Callable) -> None:
                 call_student(attention_step, name, decoder, x, hidden.clone(), memory, mask),
                 name,
                 case,
+                expected,
             )
             query, new_hidden = decoder.gru(x, hidden)  # (B, 1, H), (1, B, H)
             q = decoder.attention.q_proj(query)  # (B, 1, H)
@@ -122,6 +145,23 @@ def check_attention_step(attention_step: Callable) -> None:
     passed(name, len(cases))
 
 
+def _parts(decoder: AttentionDecoder, name: str, x: Tensor, hidden: Tensor, memory: Tensor):
+    """The decoder's own GRU step and attention, ``(query, hidden, context, weights)``, or
+    :class:`CheckFailed` where the answer's class replaced them with layers that do not fit."""
+    __tracebackhide__ = True
+    try:
+        query, new_hidden = decoder.gru(x, hidden)  # (B, 1, H), (1, B, H)
+        context, weights = decoder.attention(query, memory)  # (B, 1, H), (B, 1, S)
+        decoder.output(context)
+    except Exception as err:
+        raise CheckFailed(
+            f"{name}'s gru, attention or output raised {type(err).__name__}: {err}. Keep "
+            "AttentionDecoder's gru and attention (super().__init__(n_features, hidden_dim)) "
+            "and replace only self.output, by Linear(hidden_dim, n_features)"
+        ) from err
+    return query, new_hidden, context, weights
+
+
 def check_context_only_decoder(decoder_cls: Callable) -> None:
     """Check ``ContextOnlyDecoder(n_features, hidden_dim)``: an ``AttentionDecoder`` whose
     output layer reads the context vector alone, ``Linear(H, F)``.
@@ -136,7 +176,7 @@ def check_context_only_decoder(decoder_cls: Callable) -> None:
     for seed, (b, s, h, f) in enumerate(cases):
         with torch.random.fork_rng(devices=[]):  # leave the student's generator alone
             torch.manual_seed(case_seed(500 + seed))
-            decoder = call_student(decoder_cls, name, f, h)
+            decoder = _a_decoder(decoder_cls, name, f, h)
         output = getattr(decoder, "output", None)
         if not isinstance(output, torch.nn.Linear):
             raise CheckFailed(f"{name} needs a linear layer `self.output`")
@@ -151,10 +191,10 @@ def check_context_only_decoder(decoder_cls: Callable) -> None:
         memory = torch.randn(b, s, h, generator=g)
         case = f"B={b}, S={s}, H={h}, F={f}"
         with torch.no_grad():
-            got = _unpack_step(call_student(decoder, name, x, hidden, memory), name, case)
-            query, new_hidden = decoder.gru(x, hidden)  # (B, 1, H), (1, B, H)
-            context, weights = decoder.attention(query, memory)  # (B, 1, H), (B, 1, S)
+            query, new_hidden, context, weights = _parts(decoder, name, x, hidden, memory)
             expected = decoder.output(context)  # (B, 1, F)
+            got = call_student(decoder, f"{name}'s forward", x, hidden, memory)
+            got = _unpack_step(got, name, case, (expected, new_hidden, weights))
             mistakes = [
                 (
                     decoder.output(query),

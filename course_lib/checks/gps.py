@@ -14,15 +14,19 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from course_lib._validate import shape_str
 from course_lib.checks._core import (
     CheckFailed,
     call_student,
     case_generator,
     case_seed,
     compare,
+    one_number,
     passed,
+    unpack,
     variant,
 )
+from course_lib.checks._describe import describe
 from course_lib.geo import EARTH_RADIUS_M, from_local, haversine, to_local
 from course_lib.gps import FLORENCE, city_trajectories
 from course_lib.trajectories import (
@@ -43,14 +47,30 @@ __all__ = [
 ]
 
 
-def _t(x) -> Tensor:
-    """float64 tensor of ``x``; anything that is not array-like is returned for compare() to name."""
+def _t(x) -> Tensor | object:
+    """float64 tensor of ``x``, a tensor, NumPy array or list of numbers; anything else (and
+    what does not convert) is returned for compare() to name."""
     if isinstance(x, Tensor):
         return x.detach().cpu().double()
+    if not isinstance(x, (np.ndarray, list)):
+        return x
     try:
         return torch.as_tensor(np.asarray(x, dtype=np.float64))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RuntimeError):  # ragged, not numbers, tensors with grad
         return x
+
+
+def _array(got, name: str, case: str, expected: Tensor) -> Tensor:
+    """The returned positions or distances as a float64 tensor, or :class:`CheckFailed`."""
+    __tracebackhide__ = True
+    converted = _t(got)
+    if isinstance(converted, Tensor):
+        return converted
+    several = " (not several values: `return a, b` returns a tuple)" * isinstance(got, tuple)
+    raise CheckFailed(
+        f"{name} should return a NumPy array (or a tensor) of shape "
+        f"{shape_str(expected.shape)}, got {describe(got)}{several} ({case})"
+    )
 
 
 def _rng(seed: int) -> np.random.Generator:
@@ -73,6 +93,35 @@ def _splits(seed: int, sizes=(60, 20)):
     return [city_trajectories(n, rng=rng) for n in sizes]
 
 
+def _length(dataset, name: str) -> int:
+    """``len(dataset)``, or :class:`CheckFailed` for an object without a length."""
+    __tracebackhide__ = True
+    try:
+        return len(dataset)
+    except TypeError:
+        raise CheckFailed(
+            f"the {name} dataset is {describe(dataset)}, which has no len(): return a "
+            "dataset of (source, target) items, e.g. TensorDataset(source, target)"
+        ) from None
+
+
+def _item(dataset, name: str, i: int) -> tuple:
+    """``dataset[i]``, a tuple ``(source, ..., target)``, or :class:`CheckFailed`."""
+    __tracebackhide__ = True
+    try:
+        item = dataset[i]
+    except Exception as err:
+        raise CheckFailed(
+            f"{name}_dataset[{i}] raised {type(err).__name__}: {err}. Return a dataset "
+            "whose items are (source, target), e.g. TensorDataset(source, target)"
+        ) from err
+    if not isinstance(item, (tuple, list)) or len(item) < 2:
+        raise CheckFailed(
+            f"{name}_dataset[{i}] should be a tuple (source, ..., target), got {describe(item)}"
+        )
+    return item
+
+
 def check_datasets(make_datasets: Callable) -> None:
     """Check ``make_datasets(train, valid) -> (train_dataset, valid_dataset)``.
 
@@ -90,26 +139,22 @@ def check_datasets(make_datasets: Callable) -> None:
         got = call_student(make_datasets, "make_datasets", train, valid)
         if not isinstance(got, (tuple, list)) or len(got) != 2:
             raise CheckFailed(
-                "make_datasets should return two datasets: (train_dataset, valid_dataset)"
+                "make_datasets should return two datasets: (train_dataset, valid_dataset), "
+                f"got {describe(got)}"
             )
         reference = TrajectoryFeatures.fit(*train)
         everything = [np.concatenate(p, axis=0) for p in zip(train, valid, strict=True)]
         leaky = TrajectoryFeatures.fit(*everything)
         for name, dataset, split in (("train", got[0], train), ("valid", got[1], valid)):
-            if len(dataset) != len(split[0]):
-                raise CheckFailed(
-                    f"the {name} dataset has {len(dataset)} items, expected {len(split[0])}"
-                )
+            size = _length(dataset, name)
+            if size != len(split[0]):
+                raise CheckFailed(f"the {name} dataset has {size} items, expected {len(split[0])}")
             source, target = reference.encode(*split)
             absolute = (split[0][..., :2] - split[0][..., :2].mean()) / split[0][..., :2].std()
-            for i in (0, len(dataset) - 1):
-                item = dataset[i]
-                if not isinstance(item, (tuple, list)) or len(item) < 2:
-                    raise CheckFailed(
-                        f"{name}_dataset[{i}] should be a tuple (source, ..., target)"
-                    )
+            for i in (0, size - 1):
+                item = _item(dataset, name, i)
                 src = item[0]
-                if isinstance(src, Tensor) and src.shape[-1] == 3:
+                if isinstance(src, (Tensor, np.ndarray)) and src.shape[-1:] == (3,):
                     raise CheckFailed(
                         f"{name}_dataset[{i}] has 3 features per fix: drop the timestamp (its deltas "
                         "are all the same here, so it carries no information) and keep [east, north]"
@@ -119,6 +164,11 @@ def check_datasets(make_datasets: Callable) -> None:
                         raise CheckFailed(
                             f"{name}_dataset[{i}] holds {value.dtype}: models train in float32, "
                             "use torch.tensor(x, dtype=torch.float32)"
+                        )
+                    if isinstance(value, np.ndarray) and value.dtype != np.float32:
+                        raise CheckFailed(
+                            f"{name}_dataset[{i}] holds {describe(value)}: models train on "
+                            "float32 tensors, use torch.tensor(x, dtype=torch.float32)"
                         )
                 case = f"{name}_dataset[{i}], seed {case_seed(seed)}"
                 compare(
@@ -189,11 +239,13 @@ def check_inverse_transform(inverse_transform: Callable) -> None:
             mean.copy(),
             std.copy(),
         )
+        expected = torch.as_tensor(expected)
+        case = f"N={n}, T={t}"
         compare(
-            _t(got),
-            torch.as_tensor(expected),
+            _array(got, "inverse_transform", case, expected),
+            expected,
             "inverse_transform",
-            f"N={n}, T={t}",
+            case,
             [(torch.as_tensor(w), m) for w, m in mistakes],
         )
     passed("inverse_transform", len(cases))
@@ -255,8 +307,8 @@ def check_haversine(haversine_fn: Callable) -> None:
                 )
             )
         got = call_student(haversine_fn, "haversine", a.copy(), b.copy())
-        got = _t(got)
-        if isinstance(got, Tensor) and got.shape == expected.shape:
+        got = _array(got, "haversine", case, expected)
+        if isinstance(got, Tensor) and got.shape == expected.shape and got.isfinite().all():
             if torch.allclose(got, expected, rtol=1e-9, atol=1e-3):
                 continue
             for wrong, message in mistakes:
@@ -271,6 +323,21 @@ def check_haversine(haversine_fn: Callable) -> None:
     passed("haversine", len(cases))
 
 
+_ONE = "be one number, the mean over trajectories {}"
+
+
+def _two_numbers(got, case: str) -> list[float]:
+    """The answer's ``(ade, fde)`` as two Python numbers, or :class:`CheckFailed`."""
+    __tracebackhide__ = True
+    if isinstance(got, (Tensor, np.ndarray)) and tuple(got.shape) == (2,):
+        got = got.tolist()  # [ade, fde] as one array: unpacks the same
+    ade, fde = unpack(got, ("ade", "fde"), "ade_fde", case, "two numbers")
+    return [
+        one_number(ade, "ade_fde's ADE", case, "take .mean()", _ONE.format("and steps")),
+        one_number(fde, "ade_fde's FDE", case, "take .mean()", _ONE.format("of the last step")),
+    ]
+
+
 def check_ade_fde(ade_fde_fn: Callable) -> None:
     """Check ``ade_fde(predicted, true) -> (ade, fde)`` in metres, both ``(N, T, 2)`` degrees."""
     __tracebackhide__ = True
@@ -280,9 +347,8 @@ def check_ade_fde(ade_fde_fn: Callable) -> None:
         true = np.asarray(FLORENCE) + rng.uniform(-0.01, 0.01, (n, t, 2))
         predicted = true + rng.normal(0, 0.0005, (n, t, 2))
         ade, fde = ade_fde(predicted, true)
-        got = call_student(ade_fde_fn, "ade_fde", predicted.copy(), true.copy())
-        if not isinstance(got, (tuple, list)) or len(got) != 2:
-            raise CheckFailed("ade_fde should return two numbers: (ade, fde)")
+        case = f"N={n}, T={t}"
+        got = _two_numbers(call_student(ade_fde_fn, "ade_fde", predicted.copy(), true.copy()), case)
         d = haversine(predicted, true)
         mistakes = [
             ((d.sum(1).mean(), fde), "ADE is a mean over the steps too, not their sum"),
@@ -295,10 +361,10 @@ def check_ade_fde(ade_fde_fn: Callable) -> None:
         ]
         expected = torch.tensor([ade, fde], dtype=torch.float64)
         compare(
-            _t([float(g) for g in got]),
+            _t(got),
             expected,
             "ade_fde",
-            f"N={n}, T={t}",
+            case,
             [(torch.tensor(w, dtype=torch.float64), m) for w, m in mistakes],
         )
     passed("ade_fde", len(cases))
@@ -353,11 +419,12 @@ def check_constant_velocity(constant_velocity_fn: Callable) -> None:
             ),
         ]
         got = call_student(constant_velocity_fn, "constant_velocity", observed.copy(), times.copy())
+        expected, case = torch.as_tensor(expected), f"N={n}, T={t}, {sampling}"
         compare(
-            _t(got),
-            torch.as_tensor(expected),
+            _array(got, "constant_velocity", case, expected),
+            expected,
             "constant_velocity",
-            f"N={n}, T={t}, {sampling}",
+            case,
             [(torch.as_tensor(w), m) for w, m in mistakes],
         )
     passed("constant_velocity", len(cases))

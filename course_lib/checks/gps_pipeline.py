@@ -16,15 +16,21 @@ import contextlib
 import io
 from collections.abc import Callable, Iterator
 
-import matplotlib.pyplot as plt
 import numpy as np
 import torch
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 from torch import nn
 from torch.nn.modules.module import register_module_forward_pre_hook
 
-from course_lib.checks._core import CheckFailed, call_student, case_generator, case_seed, variant
+from course_lib.checks._core import (
+    CheckFailed,
+    call_student,
+    case_generator,
+    case_seed,
+    one_number,
+    variant,
+)
+from course_lib.checks._describe import describe
+from course_lib.checks._figures import _FIG, _drawn, _figure, _metric_map, _missing, _shuffled
 from course_lib.geo import to_local
 from course_lib.gps import FLORENCE
 from course_lib.points_transformer import SelfAttentionConfig, SelfAttentionEncoderDecoder
@@ -50,70 +56,14 @@ __all__ = [
 STAY_FLOOR_M = 98.94
 
 
-def _figure(got, name: str) -> list[Axes]:
-    """The visible axes of the figure a plotting answer returned; the figure is closed."""
-    if not isinstance(got, Figure):
-        raise CheckFailed(
-            f"{name} should return the matplotlib Figure (fig), got {type(got).__name__}"
-        )
-    plt.close(got)  # read back, not shown a second time
-    return [ax for ax in got.axes if ax.get_visible()]
-
-
-def _drawn(ax: Axes, xy: np.ndarray, atol: float = 0.5) -> bool:
-    """Whether a line of ``ax`` passes through the points ``xy`` ``(L, 2)``, in order."""
-    for line in ax.get_lines():
-        data = np.column_stack([np.asarray(v, dtype=np.float64) for v in line.get_data()])
-        for start in range(len(data) - len(xy) + 1):  # the points may follow other ones
-            if np.allclose(data[start : start + len(xy)], xy, atol=atol):
-                return True
-    return False
-
-
-def _metric_map(ax: Axes, name: str) -> None:
-    """Equal axes, labelled in metres."""
-    if ax.get_aspect() not in ("equal", 1.0):
-        raise CheckFailed(
-            f"{name}: use equal axes (ax.set_aspect('equal')), or a metre east "
-            "and a metre north look different"
-        )
-    if "m" not in ax.get_xlabel() or "m" not in ax.get_ylabel():
-        raise CheckFailed(f"{name}: label both axes with their unit, e.g. 'east (m)'")
-
-
-def _missing(ax: Axes, xy: np.ndarray, degrees: np.ndarray, what: str, name: str) -> CheckFailed:
-    """The error for a track that is not on the map, naming the likely cause."""
-    if _drawn(ax, xy[:, ::-1]):
-        return CheckFailed(
-            f"{name}: the {what} are drawn with east and north swapped: "
-            "x is east (metres), y is north"
-        )
-    if _drawn(ax, degrees, atol=1e-9) or _drawn(ax, degrees[:, ::-1], atol=1e-9):
-        return CheckFailed(
-            f"{name}: the {what} are drawn in degrees: convert them to metres with to_local first"
-        )
-    return CheckFailed(
-        f"{name}: no line of the figure passes through the {what} "
-        f"(expected these metres:\n{np.round(xy, 1)})"
-    )
-
-
-def _shuffled(seed: int, observed, future):
-    """``observed`` and ``future`` as given, or inside ``unseen_cases`` with their
-    trajectories in a random order, so the first ``n`` are other ones."""
-    if not variant():
-        return observed, future
-    order = torch.randperm(len(observed), generator=case_generator(seed)).numpy()
-    return observed[order], future[order]
-
-
 def check_plot_trajectories(plot_trajectories: Callable, observed, future, n: int) -> None:
     """Check ``plot_trajectories(observed, future, n) -> fig``: the first ``n`` trajectories
     on one map, in metres east and north of Florence's centre, with equal axes."""
     __tracebackhide__ = True
     name = "plot_trajectories"
     observed, future = _shuffled(61, observed, future)
-    axes = _figure(call_student(plot_trajectories, name, observed, future, n), name)
+    got = call_student(plot_trajectories, name, observed, future, n, returns=_FIG)
+    axes = _figure(got, name)
     if len(axes) != 1:
         raise CheckFailed(f"{name}: draw every trajectory on one map (one axes), found {len(axes)}")
     ax = axes[0]
@@ -184,16 +134,32 @@ def _probe_batch() -> torch.Tensor:
     return torch.randn(b, 5, 2, generator=g)
 
 
+def _run_model(key: str, model: nn.Module, batch: torch.Tensor) -> torch.Tensor:
+    """The model's output on ``batch`` in eval mode, or :class:`CheckFailed`."""
+    __tracebackhide__ = True
+    try:
+        with torch.no_grad():
+            out = model.eval()(batch)
+    except Exception as err:
+        raise CheckFailed(
+            f"{key!r} raised {type(err).__name__} on a batch {tuple(batch.shape)} of "
+            f"(B, 5, 2) sources: {err}"
+        ) from err
+    if not isinstance(out, torch.Tensor):
+        raise CheckFailed(f"{key!r} maps a batch {tuple(batch.shape)} to {describe(out)}")
+    return out
+
+
 def check_models(build_models: Callable) -> None:
     """Check ``build_models() -> {"GRU": ..., "GRU + attention": ..., "self-attention": ...}``:
     the chapter's three models, of its sizes, each mapping ``(B, 5, 2)`` to ``(B, 3, 2)``."""
     __tracebackhide__ = True
     batch = _probe_batch()
     with torch.random.fork_rng():  # building models draws weights: leave the reader's stream
-        got = call_student(build_models, "build_models")
+        got = call_student(build_models, "build_models", returns="a dict of the three models")
         reference = _reference_models()
     if not isinstance(got, dict) or set(got) != set(reference):
-        keys = sorted(got) if isinstance(got, dict) else type(got).__name__
+        keys = sorted(map(str, got)) if isinstance(got, dict) else describe(got)
         raise CheckFailed(
             f"build_models should return a dict with the keys {sorted(reference)}, got {keys}"
         )
@@ -210,8 +176,7 @@ def check_models(build_models: Callable) -> None:
                 f"{key!r} has {size:,} parameters, the chapter's {expected:,}: "
                 "check the hidden size, d_model, heads, d_ff and layers"
             )
-        with torch.no_grad():
-            out = model.eval()(batch)
+        out = _run_model(key, model, batch)
         if tuple(out.shape) != (len(batch), 3, 2):
             raise CheckFailed(
                 f"{key!r} maps {tuple(batch.shape)} to {tuple(out.shape)}, expected "
@@ -303,12 +268,14 @@ def check_training(train_attention_gru: Callable, train, valid) -> None:
     )
     name = "train_attention_gru"
     with contextlib.redirect_stdout(io.StringIO()), _training_inputs() as inputs:
-        trainer = call_student(train_attention_gru, name, train_set, valid_set)
+        trainer = call_student(
+            train_attention_gru, name, train_set, valid_set, returns="the Trainer (trainer)"
+        )
     losses, val_losses = getattr(trainer, "losses", None), getattr(trainer, "val_losses", None)
-    if losses is None or val_losses is None:
+    if not (isinstance(losses, list) and isinstance(val_losses, list)):
         raise CheckFailed(
             f"{name} should return the Trainer (with .losses and .val_losses), "
-            f"got {type(trainer).__name__}"
+            f"got {describe(trainer)}"
         )
     decoder = getattr(getattr(trainer, "model", None), "decoder", None)
     if not isinstance(decoder, AttentionDecoder):
@@ -358,7 +325,8 @@ def check_plot_predictions(plot_predictions: Callable, observed, future, n: int)
         "stay": stay(observed, future.shape[1]),
         "constant velocity": constant_velocity(observed, when),
     }
-    axes = _figure(call_student(plot_predictions, name, observed, future, predictions, n), name)
+    got = call_student(plot_predictions, name, observed, future, predictions, n, returns=_FIG)
+    axes = _figure(got, name)
     if len(axes) != n:
         raise CheckFailed(
             f"{name}: draw one panel per trajectory ({n}), found {len(axes)} "
@@ -384,13 +352,11 @@ def check_plot_predictions(plot_predictions: Callable, observed, future, n: int)
     )
 
 
-def _stay_value(got) -> float:
-    """The number ``stay_ade`` returned."""
+def _stay_value(got, n: int) -> float:
+    """The number ``stay_ade`` returned for ``n`` walks."""
     __tracebackhide__ = True
-    try:
-        return float(got)
-    except (TypeError, ValueError):
-        raise CheckFailed(f"stay_ade should return one number (metres), got {got!r}") from None
+    many = "average the errors over the walks and their steps, take .mean()"
+    return float(one_number(got, "stay_ade", f"n={n:,}", many, "return one number (metres)"))
 
 
 def _off_the_floor(value: float) -> CheckFailed | None:
@@ -426,13 +392,13 @@ def check_stay_floor(stay_ade: Callable) -> None:
     100,000, a third generator) must differ from the first: a stored number cannot."""
     __tracebackhide__ = True
     rng = np.random.default_rng(case_seed(0))
-    value = _stay_value(call_student(stay_ade, "stay_ade", 200_000, rng))
+    value = _stay_value(call_student(stay_ade, "stay_ade", 200_000, rng), 200_000)
     error = _off_the_floor(value)
     if error is not None:
         raise error
     if variant():
         rng = np.random.default_rng(case_seed(1))
-        other = _stay_value(call_student(stay_ade, "stay_ade", 100_000, rng))
+        other = _stay_value(call_student(stay_ade, "stay_ade", 100_000, rng), 100_000)
         error = _off_the_floor(other)
         if error is not None:
             raise error

@@ -11,9 +11,11 @@ from torch import Tensor
 
 from course_lib.checks._core import (
     CheckFailed,
+    boolean_mask,
     call_student,
     case_generator,
     compare,
+    one_number,
     passed,
     unchanged,
     variant,
@@ -178,8 +180,7 @@ def check_cache_bytes(cache_bytes: Callable) -> None:
     for layers, nkv, dh, size, tokens in cases:
         case = f"{layers} layers, {nkv} key/value heads of {dh}, {size} bytes, {tokens} tokens"
         got = call_student(cache_bytes, name, layers, nkv, dh, size, tokens)
-        if not isinstance(got, (int, float)) or isinstance(got, bool):
-            raise CheckFailed(f"{name} should return a number, got {type(got).__name__}")
+        got = one_number(got, name, case)
         expected = layers * 2 * nkv * dh * size * tokens
         if got == expected:
             continue
@@ -208,12 +209,7 @@ def check_prefix_mask(prefix_mask: Callable) -> None:
         expected = causal_mask(s + t)
         expected[:s, :s] = False  # the source block: both ways
         got = call_student(prefix_mask, name, s, t)
-        if isinstance(got, Tensor) and got.dtype != torch.bool:
-            raise CheckFailed(
-                f"{name} returned a {got.dtype} mask ({case}); the library's masks are boolean "
-                "(True = blocked) and its attention refuses others: build it from "
-                "causal_mask(S + T), or convert with .bool() if your 1s mean blocked"
-            )
+        boolean_mask(got, expected, name, case, "e.g. from causal_mask(S + T)")
         bidirectional = torch.zeros(s + t, s + t, dtype=torch.bool)
         source_sees_target = expected.clone()
         source_sees_target[:s, :] = False  # the source rows open on every column

@@ -360,7 +360,15 @@ def check_scheduled_decode(decode_scheduled: Callable) -> None:
                 "join them with torch.cat"
             )
         encoder.zero_grad()
-        got.sum().backward()
+        try:
+            got.sum().backward()
+        except RuntimeError as err:
+            raise CheckFailed(
+                f"{_SCHEDULED}: backpropagating through the predictions raised "
+                f"RuntimeError: {err} ({case}). Change no tensor in place (no +=, x[...] = "
+                "..., or a method ending in _ on the outputs): join the steps' outputs with "
+                "torch.cat and mix them with torch.where"
+            ) from err
         if not any(w.grad is not None and w.grad.abs().sum() > 0 for w in encoder.parameters()):
             raise CheckFailed(
                 f"{_SCHEDULED}: no gradient reaches the encoder ({case}): start the "

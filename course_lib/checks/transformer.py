@@ -22,9 +22,12 @@ from course_lib.checks._core import (
     case_generator,
     case_seed,
     compare,
+    in_order,
     passed,
+    unpack,
     variant,
 )
+from course_lib.checks._describe import describe
 
 __all__ = [
     "check_multi_head_attention",
@@ -118,16 +121,13 @@ def check_multi_head_attention(multi_head_attention: Callable) -> None:
             out, weights = mha(query, key, value, key_padding_mask=mask)
             got = call_student(multi_head_attention, name, query, key, value, mha, mask)
             variants = _mha_variants(query, key, value, mha, mask)
-        if not (isinstance(got, tuple) and len(got) == 2):
-            raise CheckFailed(
-                f"{name} should return a tuple (output, weights), got {type(got).__name__} ({case})"
-            )
-        got_out, got_w = got
+        got_out, got_w = unpack(got, ("output", "weights"), name, case, "a tuple")
         if isinstance(got_w, Tensor) and got_w.shape == (b, nh, t, s) and nh > 1:
             raise CheckFailed(
                 f"{name} returned the weights of every head {shape_str(got_w.shape)}; "
                 f"return their mean over the heads, {shape_str((b, t, s))} ({case})"
             )
+        in_order((got_out, got_w), (out, weights), ("output", "weights"), name, case)
         compare(
             got_w,
             weights,
@@ -237,6 +237,22 @@ def check_encoder_layer(encoder_layer: Callable) -> None:
     passed(name, len(cases))
 
 
+def _a_module(module_cls, name: str, *args) -> nn.Module:
+    """``module_cls(*args)``, an ``nn.Module``, or :class:`CheckFailed`."""
+    __tracebackhide__ = True
+    if isinstance(module_cls, nn.Module):
+        raise CheckFailed(
+            f"pass the class {name} itself, not an instance of it: the check builds its own"
+        )
+    module = call_student(module_cls, name, *args)
+    if not isinstance(module, nn.Module):
+        raise CheckFailed(
+            f"{name}(...) built {describe(module)}: make {name} a module, class "
+            f"{name}(nn.Module), that calls super().__init__() first"
+        )
+    return module
+
+
 def check_learned_positions(positions_cls: Callable) -> None:
     """Check ``LearnedPositions(max_len, d_model)``: ``x * sqrt(d_model)`` plus one learned
     vector per position, ``nn.Embedding(max_len, d_model)`` stored as ``self.embedding``.
@@ -250,7 +266,7 @@ def check_learned_positions(positions_cls: Callable) -> None:
     for seed, (b, t, max_len, d) in enumerate(cases):
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(case_seed(600 + seed))
-            module = call_student(positions_cls, name, max_len, d)
+            module = _a_module(positions_cls, name, max_len, d)
         embedding = getattr(module, "embedding", None)
         if not isinstance(embedding, nn.Embedding):
             raise CheckFailed(

@@ -5,6 +5,7 @@ seeds and every check adds drawn cases: other sentences, sizes, lengths."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 
 import torch
@@ -14,18 +15,31 @@ from course_lib._validate import shape_str
 from course_lib.checks._core import (
     ATOL,
     CheckFailed,
+    boolean_mask,
     call_student,
     case_generator,
     case_seed,
     compare,
+    in_order,
     passed,
     reference_holds,
+    unpack,
     variant,
+)
+from course_lib.checks._describe import describe
+from course_lib.checks._masks import polarity_problem
+from course_lib.checks._translation_cases import (
+    _an_int,
+    _positions,
+    _target_inputs,
+    _unseen_lengths,
+    _unseen_sentences,
+    _unseen_shapes,
 )
 from course_lib.masking import causal_mask
 from course_lib.multihead import MultiHeadAttention
 from course_lib.positional import sinusoidal_encoding
-from course_lib.vocab import EOS, PAD, SOS, UNK, Vocab
+from course_lib.vocab import EOS, PAD, UNK, Vocab
 
 __all__ = [
     "check_token_positions",
@@ -33,36 +47,6 @@ __all__ = [
     "check_attention_shapes",
     "check_decoder_self_attention_mask",
 ]
-
-
-def _positions(
-    s: int, d: int, start: int = 0, exponent: int = 2, concatenated: bool = False
-) -> Tensor:
-    """``(S, D)`` sines and cosines of positions ``start ..``, even ``D``; the defaults give
-    the library's table (pair ``i`` at speed ``1 / 10000^(exponent * i / D)``, interleaved)."""
-    angles = torch.arange(start, start + s)[:, None] / 10000 ** (
-        exponent * torch.arange(d // 2) / d
-    )
-    if concatenated:
-        return torch.cat([angles.sin(), angles.cos()], 1)
-    return torch.stack([angles.sin(), angles.cos()], -1).flatten(1)
-
-
-#: Words outside ``check_token_positions``'s vocabulary, for the unseen sentences.
-_NEW_WORDS = ("mange", "souris", "rouge", "court")
-
-
-def _unseen_sentences(words: list[str], g: torch.Generator) -> list[tuple[str, int]]:
-    """Two ``(sentence, d_model)`` cases for ``unseen_cases``: one to five words of ``words``
-    or of :data:`_NEW_WORDS` (unknown ones), at an even width of at least 4."""
-    pool = [*words, *_NEW_WORDS]
-    cases = []
-    for _ in range(2):
-        n = int(torch.randint(1, 6, (), generator=g))
-        picked = torch.randint(len(pool), (n,), generator=g).tolist()
-        d = 2 * int(torch.randint(2, 33, (), generator=g))
-        cases.append((" ".join(pool[i] for i in picked), d))
-    return cases
 
 
 def check_token_positions(fn: Callable) -> None:
@@ -92,13 +76,10 @@ def check_token_positions(fn: Callable) -> None:
         unknown = vocab.unknown_words(sentence)
         case = f"sentence={sentence!r}, d_model={d}" + (f", unknown {unknown}" if unknown else "")
         got = call_student(fn, name, sentence, vocab, d)
-        if not (isinstance(got, (tuple, list)) and len(got) == 2):
-            raise CheckFailed(
-                f"{name} should return a pair (ids, pe), got {type(got).__name__} ({case})"
-            )
-        got_ids, got_pe = got
+        got_ids, got_pe = unpack(got, ("ids", "pe"), name, case, "a pair")
+        in_order((got_ids, got_pe), (ids, expected), ("ids", "pe"), name, case)
         if not isinstance(got_ids, Tensor) or got_ids.dtype != torch.long:
-            kind = type(got_ids).__name__ if not isinstance(got_ids, Tensor) else got_ids.dtype
+            kind = describe(got_ids) if not isinstance(got_ids, Tensor) else got_ids.dtype
             raise CheckFailed(
                 f"{name} returned the ids as {kind}: return a 1-D long tensor, "
                 "torch.tensor(vocab.encode(sentence), dtype=torch.long), the type "
@@ -185,6 +166,18 @@ _WRONG_VOCABULARIES = {
 }
 
 
+def _size(vocab, name: str) -> int:
+    """``len(vocab)``, or :class:`CheckFailed` for an object whose length is not a number."""
+    __tracebackhide__ = True
+    try:
+        return int(len(vocab))
+    except Exception as err:  # a student's object that is not a Vocab after all
+        raise CheckFailed(
+            f"{name}() returned a {type(vocab).__name__} whose len() raised "
+            f"{type(err).__name__}: {err}: return a course_lib.vocab.Vocab"
+        ) from err
+
+
 def check_chapter_vocabulary(fn: Callable) -> None:
     """Check ``chapter_vocabulary() -> Vocab``: the chapter's French vocabulary, built from the
     French side of the training split of ``split_pairs(load_pairs(), seed=0)``.
@@ -196,13 +189,14 @@ def check_chapter_vocabulary(fn: Callable) -> None:
     """
     __tracebackhide__ = True
     name = "chapter_vocabulary"
-    vocab = call_student(fn, name)
-    if not (callable(getattr(vocab, "encode", None)) and hasattr(vocab, "__len__")):
+    vocab = call_student(fn, name, returns="the vocabulary (a course_lib.vocab.Vocab)")
+    is_vocab = callable(getattr(vocab, "encode", None)) and hasattr(vocab, "__len__")
+    if not is_vocab or isinstance(vocab, (str, bytes)):
         raise CheckFailed(
             f"{name} should return the vocabulary itself (a course_lib.vocab.Vocab), got "
-            f"{type(vocab).__name__}: return Vocab(fr for fr, _ in split.train)"
+            f"{describe(vocab)}: return Vocab(fr for fr, _ in split.train)"
         )
-    size = len(vocab)
+    size = _size(vocab, name)
     sentences = dict(CHAPTER_IDS)
     if variant():
         sentences |= _unseen_chapter_ids(case_generator(55))
@@ -245,13 +239,11 @@ def check_chapter_vocabulary(fn: Callable) -> None:
     )
 
 
-def _unseen_shapes(g: torch.Generator) -> list[tuple[int, int, int, int, int]]:
-    """Two ``(B, Lq, Lk, D, H)`` cases for ``unseen_cases``; ``D`` is a multiple of ``H``."""
-    cases = []
-    for _ in range(2):
-        b, lq, lk, h, width = (int(n) for n in torch.randint(1, 9, (5,), generator=g))
-        cases.append((b, lq, lk, h * width, h))
-    return cases
+def _shown(value: object) -> str:
+    """A short tuple or list as written (``(2, 3)``); anything else described."""
+    if isinstance(value, (tuple, list)) and len(repr(value)) <= 120:
+        return repr(value)
+    return describe(value)
 
 
 def check_attention_shapes(fn: Callable) -> None:
@@ -283,7 +275,7 @@ def check_attention_shapes(fn: Callable) -> None:
         if not (isinstance(got, (tuple, list)) and len(got) == 3):
             raise CheckFailed(
                 f"{name} should return three shapes (output, averaged weights, "
-                f"per-head weights), got {got!r} ({case})"
+                f"per-head weights), got {_shown(got)} ({case})"
             )
         parts = [  # (which, in letters, known mistakes)
             (
@@ -327,14 +319,12 @@ def check_attention_shapes(fn: Callable) -> None:
             ),
         ]
         for shape, want, (which, letters, known) in zip(got, expected, parts, strict=True):
-            if not (
-                isinstance(shape, (tuple, list))
-                and all(isinstance(n, int) and not isinstance(n, bool) for n in shape)
-            ):
+            if not (isinstance(shape, (tuple, list)) and all(map(_an_int, shape))):
                 raise CheckFailed(
                     f"{name}: the {which} shape should be a tuple of ints, "
-                    f"such as (2, 3), got {shape!r} ({case})"
+                    f"such as (2, 3), got {_shown(shape)} ({case})"
                 )
+            shape = tuple(operator.index(n) for n in shape)
             if tuple(shape) != want:
                 why = next(
                     (why for wrong, why in known if tuple(shape) == wrong),
@@ -344,26 +334,6 @@ def check_attention_shapes(fn: Callable) -> None:
                     f"{name}: the {which} shape {shape_str(shape)} is wrong: {why} ({case})"
                 )
     passed(name, len(cases))
-
-
-def _target_inputs(lengths: list[int], t: int, g: torch.Generator) -> Tensor:
-    """Decoder inputs ``(B, T)``: ``<sos>``, random word ids, then ``<pad>`` after each length."""
-    tokens = torch.randint(4, 20, (len(lengths), t), generator=g)
-    tokens[:, 0] = SOS
-    tokens[torch.arange(t) >= torch.tensor(lengths)[:, None]] = PAD
-    return tokens
-
-
-def _unseen_lengths(g: torch.Generator) -> list[tuple[list[int], int]]:
-    """Two ``(lengths, T)`` cases for ``unseen_cases``: B of 1 to 5 sentences, T of 2 to 7
-    steps, the longest sentence filling them."""
-    cases = []
-    for _ in range(2):
-        b, t = int(torch.randint(1, 6, (), generator=g)), int(torch.randint(2, 8, (), generator=g))
-        lengths = torch.randint(1, t + 1, (b,), generator=g)
-        lengths[int(torch.randint(b, (), generator=g))] = t
-        cases.append((lengths.tolist(), t))
-    return cases
 
 
 def check_decoder_self_attention_mask(mask_fn: Callable) -> None:
@@ -388,11 +358,7 @@ def check_decoder_self_attention_mask(mask_fn: Callable) -> None:
         expected = causal[None] | pad[:, None, :]  # (B, T, T)
         case = f"B={b}, T={t}, lengths={lengths}"
         got = call_student(mask_fn, name, tgt_in.clone())
-        if isinstance(got, Tensor) and got.dtype != torch.bool:
-            raise CheckFailed(
-                f"{name} should return a boolean tensor, got {got.dtype} ({case}); "
-                "compare with == or combine boolean masks with |"
-            )
+        boolean_mask(got, expected, name, case)
         if isinstance(got, Tensor) and tuple(got.shape) == (t, t) and b != t:
             raise CheckFailed(
                 f"{name} returned (T, T) = {shape_str(got.shape)}: one mask for every "
@@ -447,6 +413,9 @@ def check_decoder_self_attention_mask(mask_fn: Callable) -> None:
                 for wrong, why in mistakes:
                     if torch.equal(got, wrong):
                         raise CheckFailed(f"{name}: {why} ({case})")
+                inverted = polarity_problem(got, expected)
+                if inverted is not None:
+                    raise CheckFailed(f"{name}: {inverted} ({case})")
                 i, j, k = (int(n) for n in (got != expected).nonzero()[0])
                 raise CheckFailed(
                     f"{name}[{i}, {j}, {k}] is {bool(got[i, j, k])}, expected "

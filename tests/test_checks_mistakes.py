@@ -1,0 +1,554 @@
+"""Every self-check answers a student's slip with its own clear failure, never a crash.
+
+Each test is one kind of mistake -- a value passed instead of the function, a missing
+`return`, an exception, the wrong parameters, a result of the wrong type, shape or dtype, a
+mask of the wrong dtype or polarity, an array where one number is expected -- fed to every
+check it applies to. Each asserts that the check raises ``CheckFailed`` and that the message
+names what was wrong. Plausible right answers in another form (a NumPy number, a 0-dim
+tensor, a list for a pair) pass.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from course_lib import checks
+from course_lib.attention import scaled_dot_product_attention
+from course_lib.checks import CheckFailed
+from course_lib.checks._core import compare
+from course_lib.checks.gps_pipeline import _reference_models
+from course_lib.geo import haversine
+from course_lib.gps import FLORENCE, city_trajectories
+from course_lib.masking import causal_mask, masked_softmax
+from course_lib.rotary import apply_rotary
+from course_lib.seq2seq_attention import AttentionDecoder
+from course_lib.squares import make_squares, seq2seq_datasets
+from course_lib.trajectories import ade_fde
+from course_lib.vocab import PAD
+
+# --- the data some checks take, small -----------------------------------------------------
+
+
+@functools.cache
+def tracks():
+    return city_trajectories(6, rng=np.random.default_rng(0))
+
+
+@functools.cache
+def gps_splits():
+    rng = [np.random.default_rng([9, k]) for k in range(2)]
+    return city_trajectories(40, rng=rng[0]), city_trajectories(10, rng=rng[1])
+
+
+@functools.cache
+def squares():
+    points, _ = make_squares(n=32, seed=13)
+    val_points, _ = make_squares(n=16, seed=17)
+    return seq2seq_datasets(points, val_points)
+
+
+def run(name: str, answer) -> None:
+    """Run the check ``name`` on ``answer`` (for both functions of the kernel check)."""
+    check = getattr(checks, name)
+    if name == "check_kernel_weights":
+        return check(answer, answer)
+    if name in ("check_plot_trajectories", "check_plot_predictions"):
+        return check(answer, *tracks(), 3)
+    if name == "check_training":
+        return check(answer, *gps_splits())
+    if name in ("check_train_width", "check_train_add_norm", "check_train_on_plateau"):
+        return check(answer, *squares())
+    return check(answer)
+
+
+ALL = [name for name in checks.__all__ if name.startswith("check_")]
+EXPERIMENTS = {"check_train_width", "check_train_add_norm", "check_train_on_plateau"}
+
+
+# --- right answers, to be spoiled ---------------------------------------------------------
+
+
+def gru_cell(x, h, w_ih, w_hh, b_ih, b_hh):
+    x_r, x_z, x_n = (x @ w_ih.T + b_ih).chunk(3, -1)
+    h_r, h_z, h_n = (h @ w_hh.T + b_hh).chunk(3, -1)
+    r, z = torch.sigmoid(x_r + h_r), torch.sigmoid(x_z + h_z)
+    return (1 - z) * torch.tanh(x_n + r * h_n) + z * h
+
+
+def decode_scheduled(encoder, decoder, source, target, p, generator):
+    batch, steps = target.shape[:2]
+    _, hidden = encoder(source)
+    x, outputs = source[:, -1:], []
+    for t in range(steps):
+        if t > 0:
+            coins = torch.rand(batch, generator=generator) < p
+            x = torch.where(coins[:, None, None], target[:, t - 1 : t], outputs[-1])
+        out, hidden, _ = decoder(x, hidden)
+        outputs.append(out)
+    return torch.cat(outputs, dim=1)
+
+
+def sdpa(q, k, v, m):
+    return scaled_dot_product_attention(q, k, v, attn_mask=m)
+
+
+def prefix_mask(s, t):
+    mask = causal_mask(s + t)
+    mask[:s, :s] = False
+    return mask
+
+
+def decoder_mask(tgt_in):
+    t = tgt_in.shape[1]
+    return causal_mask(t)[None] | (tgt_in == PAD)[:, None, :]
+
+
+def cached_step(q, k, v, cache_k, cache_v):
+    keys, values = torch.cat([cache_k, k], 1), torch.cat([cache_v, v], 1)
+    context = torch.softmax(q @ keys.transpose(1, 2) / q.shape[-1] ** 0.5, -1) @ values
+    return context, keys, values
+
+
+def stay_ade(n, rng):
+    start = np.broadcast_to(np.asarray(FLORENCE, dtype=float), (n, 1, 2))
+    future = start + np.cumsum(rng.uniform(-0.001, 0.001, (n, 3, 2)), axis=1)
+    return haversine(start, future).mean()
+
+
+def cache_bytes(layers, kv_heads, head_dim, size, tokens):
+    return 2 * layers * kv_heads * head_dim * size * tokens
+
+
+def smoothed_loss(logits, target, epsilon):
+    return F.cross_entropy(logits, target, label_smoothing=epsilon)
+
+
+# one right answer per check that returns a tensor: (check, answer)
+TENSOR_ANSWERS = {
+    "check_gru_cell": gru_cell,
+    "check_decoder_inputs": lambda s, t: torch.cat([s[:, -1:], t[:, :-1]], 1),
+    "check_masked_softmax": masked_softmax,
+    "check_general_scores": lambda q, k, w: q @ w @ k.transpose(-2, -1),
+    "check_rotate_pairs": lambda x, start: apply_rotary(x, start=start),
+    "check_repeat_kv": lambda kv, nh: kv.repeat_interleave(nh // kv.shape[1], dim=1),
+    "check_prefix_mask": prefix_mask,
+    "check_decoder_self_attention_mask": decoder_mask,
+}
+
+
+def spoiled(answer, spoil):
+    """``answer`` whose result goes through ``spoil``."""
+    return lambda *args: spoil(answer(*args))
+
+
+# --- what is passed instead of a function -------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        (torch.zeros(2, 3), r"pass the function itself.*not Tensor \(2, 3\).*no parentheses"),
+        (None, r"pass the function itself.*not None"),
+        ("my_function", r"pass the function itself.*not str 'my_function'.*without quotes"),
+        (3.5, r"pass the function itself.*not float 3\.5"),
+    ],
+    ids=["its result", "None", "its name", "a number"],
+)
+def test_a_value_passed_instead_of_the_function_is_named(name, value, words):
+    with pytest.raises(CheckFailed, match=words):
+        run(name, value)
+
+
+@pytest.mark.parametrize(
+    "name, make, words",
+    [
+        (
+            "check_context_only_decoder",
+            lambda: AttentionDecoder(2, 4),
+            r"pass the class ContextOnlyDecoder itself, not an instance",
+        ),
+        (
+            "check_learned_positions",
+            lambda: nn.Linear(2, 2),
+            r"pass the class LearnedPositions itself, not an instance",
+        ),
+    ],
+)
+def test_an_instance_passed_instead_of_the_class_is_named(name, make, words):
+    with pytest.raises(CheckFailed, match=words):
+        run(name, make())
+
+
+def test_a_class_of_the_wrong_kind_is_named():
+    class NotAModule:
+        def __init__(self, max_len, d_model):
+            self.embedding = nn.Embedding(max_len, d_model)
+
+    class NotADecoder(nn.Module):
+        def __init__(self, n_features, hidden_dim):
+            super().__init__()
+            self.output = nn.Linear(hidden_dim, n_features)
+
+    with pytest.raises(CheckFailed, match=r"built NotAModule: make LearnedPositions a module"):
+        checks.check_learned_positions(NotAModule)
+    with pytest.raises(CheckFailed, match=r"built NotADecoder: subclass the library's decoder"):
+        checks.check_context_only_decoder(NotADecoder)
+
+
+# --- what the function does wrong, for every check ----------------------------------------
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_a_missing_return_is_named(name):
+    words = (
+        r"returned None: end the function with `return trainer`"
+        if name in EXPERIMENTS
+        else r"returned None: did you forget `return`\?"
+    )
+    with pytest.raises(CheckFailed, match=words):
+        run(name, lambda *args: None)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_an_exception_is_reported_with_its_message(name):
+    def broken(*args):
+        raise ValueError("a slip inside the answer")
+
+    with pytest.raises(CheckFailed, match=r"raised ValueError: a slip inside the answer"):
+        run(name, broken)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_parameters_that_do_not_fit_are_named(name):
+    def ten(a, b, c, d, e, f, g, h, i, j):
+        return None
+
+    with pytest.raises(CheckFailed, match=r"your ten\(a, b, .*\) cannot take the \d argument"):
+        run(name, ten)
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize(
+    "result, words",
+    [("42", r"str '42'"), (object(), r"got object|returned object|built object")],
+    ids=["a string", "an object"],
+)
+def test_a_result_of_the_wrong_type_is_named(name, result, words):
+    with pytest.raises(CheckFailed, match=words):
+        run(name, lambda *args: result)
+
+
+# --- tensors of the wrong kind ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", TENSOR_ANSWERS)
+def test_a_numpy_array_where_a_tensor_is_expected_is_named(name):
+    answer = spoiled(TENSOR_ANSWERS[name], lambda t: t.detach().numpy())
+    with pytest.raises(CheckFailed, match=r"should return a torch.Tensor, got a NumPy array"):
+        run(name, answer)
+
+
+@pytest.mark.parametrize("name", TENSOR_ANSWERS)
+def test_a_list_where_a_tensor_is_expected_is_named(name):
+    with pytest.raises(CheckFailed, match=r"should return a torch.Tensor, got list of"):
+        run(name, spoiled(TENSOR_ANSWERS[name], lambda t: t.tolist()))
+
+
+@pytest.mark.parametrize("name", TENSOR_ANSWERS)
+def test_a_tuple_where_one_tensor_is_expected_is_named(name):
+    answer = spoiled(TENSOR_ANSWERS[name], lambda t: (t, t.sum()))
+    with pytest.raises(CheckFailed, match=r"got tuple of 2 .*alone -- item 0 has that shape"):
+        run(name, answer)
+
+
+@pytest.mark.parametrize(
+    "check, answer, words",
+    [
+        (checks.check_scaled_dot_product_attention, spoiled(sdpa, lambda r: r[0]), "a pair"),
+        (checks.check_cached_attention_step, spoiled(cached_step, lambda r: r[0]), "a triple"),
+    ],
+)
+def test_one_tensor_where_several_are_expected_is_named(check, answer, words):
+    with pytest.raises(CheckFailed, match=rf"should return {words} .*got Tensor.*return all"):
+        check(answer)
+
+
+def test_results_in_the_wrong_order_are_named():
+    with pytest.raises(CheckFailed, match=r"another order.*return \(context, weights\)"):
+        checks.check_scaled_dot_product_attention(spoiled(sdpa, lambda r: r[::-1]))
+    with pytest.raises(CheckFailed, match=r"another order.*new_cache_k, new_cache_v\)"):
+        checks.check_cached_attention_step(spoiled(cached_step, lambda r: (r[1], r[2], r[0])))
+
+
+def test_none_inside_a_returned_tuple_is_named():
+    with pytest.raises(CheckFailed, match=r"\(weights\) is None, expected a torch.Tensor"):
+        checks.check_scaled_dot_product_attention(spoiled(sdpa, lambda r: (r[0], None)))
+
+
+@pytest.mark.parametrize(
+    "name, spoil, words",
+    [
+        ("check_gru_cell", lambda t: t.unsqueeze(0), r"An axis of size 1 too many"),
+        ("check_decoder_inputs", lambda t: t[:, :, 0], r"returned shape \(1, 2\), expected"),
+        ("check_rotate_pairs", lambda t: t.T, r"The last two axes look swapped"),
+    ],
+)
+def test_a_wrong_shape_is_named_with_its_likely_cause(name, spoil, words):
+    with pytest.raises(CheckFailed, match=words):
+        run(name, spoiled(TENSOR_ANSWERS[name], spoil))
+
+
+@pytest.mark.parametrize("name", ["check_gru_cell", "check_rotate_pairs", "check_repeat_kv"])
+def test_nan_in_the_output_is_named(name):
+    def with_nan(t):
+        t = t.clone()
+        t.view(-1)[0] = float("nan")
+        return t
+
+    with pytest.raises(CheckFailed, match=r"returned NaN at \[0, 0.*where the reference is"):
+        run(name, spoiled(TENSOR_ANSWERS[name], with_nan))
+
+
+def test_nan_in_an_array_answer_is_named():
+    def haversine_with_nan(a, b):
+        d = haversine(a, b)
+        d[0] = np.nan
+        return d
+
+    with pytest.raises(CheckFailed, match=r"haversine returned NaN at \[0\]"):
+        checks.check_haversine(haversine_with_nan)
+
+
+def test_integers_where_floats_are_expected_are_named():
+    right = TENSOR_ANSWERS["check_decoder_inputs"]
+    with pytest.raises(CheckFailed, match=r"different values.*Note: it is a torch.int64 tensor"):
+        checks.check_decoder_inputs(spoiled(right, lambda t: t.long()))
+    with pytest.raises(CheckFailed, match=r"right values, but it is a torch.int64 tensor"):
+        compare(torch.tensor([1, 2]), torch.tensor([1.0, 2.0]), "f", "a case")
+
+
+def test_another_float_precision_is_accepted(capsys):
+    # the values are compared: float64 for float32 inputs, float32 for float64 ones
+    checks.check_gru_cell(spoiled(gru_cell, lambda t: t.double()))
+    checks.check_rotate_pairs(lambda x, start: apply_rotary(x.float(), start=start))
+    assert capsys.readouterr().out.count("✓") == 2
+
+
+# --- masks: boolean, True = blocked -------------------------------------------------------
+
+MASKS = {"check_prefix_mask": prefix_mask, "check_decoder_self_attention_mask": decoder_mask}
+
+
+@pytest.mark.parametrize("name", MASKS)
+@pytest.mark.parametrize("dtype", [torch.long, torch.int32, torch.float32])
+def test_a_zero_one_mask_is_refused_naming_its_dtype(name, dtype):
+    words = (
+        rf"returned a {dtype} mask: the library's masks are boolean \(True = blocked\).*\.bool\(\)"
+    )
+    with pytest.raises(CheckFailed, match=words):
+        run(name, spoiled(MASKS[name], lambda m: m.to(dtype)))
+
+
+@pytest.mark.parametrize("name", MASKS)
+def test_a_zero_one_mask_of_the_allowed_keys_is_named_inverted(name):
+    words = r"whose 1s mark the keys that MAY be attended.*True must mean blocked: return mask == 0"
+    with pytest.raises(CheckFailed, match=words):
+        run(name, spoiled(MASKS[name], lambda m: (~m).float()))
+
+
+def test_the_tutorial_mask_of_ones_below_the_diagonal_is_named_inverted():
+    def tutorial(tgt_in):  # 1 = may attend, and one (T, T) mask for every sentence
+        return torch.tril(torch.ones(tgt_in.shape[1], tgt_in.shape[1]))
+
+    with pytest.raises(CheckFailed, match=r"torch.float32 mask whose 1s mark the keys that MAY"):
+        checks.check_decoder_self_attention_mask(tutorial)
+
+
+@pytest.mark.parametrize("name", MASKS)
+def test_an_additive_mask_is_refused(name):
+    def additive(m):
+        return torch.zeros(m.shape).masked_fill(m, float("-inf"))
+
+    with pytest.raises(
+        CheckFailed, match=r"float32 mask with 0 and -inf, to be added to the scores"
+    ):
+        run(name, spoiled(MASKS[name], additive))
+
+
+@pytest.mark.parametrize("name", MASKS)
+def test_an_inverted_boolean_mask_names_the_polarity(name):
+    with pytest.raises(CheckFailed, match=r"polarity is (flipped|reversed).*True means BLOCKED"):
+        run(name, spoiled(MASKS[name], lambda m: ~m))
+
+
+@pytest.mark.parametrize("name", MASKS)
+def test_a_mostly_inverted_boolean_mask_names_the_polarity(name):
+    def mostly_inverted(m):
+        m = ~m
+        m.view(-1)[0] = ~m.view(-1)[0]  # one entry off the exact inverse
+        return m
+
+    words = r"polarity looks inverted.*True must mean BLOCKED.*return ~mask"
+    with pytest.raises(CheckFailed, match=words):
+        run(name, spoiled(MASKS[name], mostly_inverted))
+
+
+# --- one number, or two --------------------------------------------------------------------
+
+
+def test_arrays_where_one_number_is_expected_are_named():
+    def per_trajectory(predicted, true):
+        d = haversine(predicted, true)  # (N, T)
+        return d.mean(1), d[:, -1]
+
+    words = r"ADE should be one number, the mean over trajectories and steps, got an array of shape \(1\): take .mean\(\)"
+    with pytest.raises(CheckFailed, match=words):
+        checks.check_ade_fde(per_trajectory)
+
+    def per_walk(n, rng):
+        start = np.broadcast_to(np.asarray(FLORENCE, dtype=float), (n, 1, 2))
+        future = start + np.cumsum(rng.uniform(-0.001, 0.001, (n, 3, 2)), axis=1)
+        return haversine(start, future).mean(1)  # (n,)
+
+    with pytest.raises(CheckFailed, match=r"got an array of shape \(200000\).*take .mean\(\)"):
+        checks.check_stay_floor(per_walk)
+    with pytest.raises(CheckFailed, match=r"one loss per prediction.*\.mean\(\)"):
+        checks.check_label_smoothed_loss(
+            lambda x, y, e: F.cross_entropy(x, y, label_smoothing=e, reduction="none").numpy()
+        )
+    with pytest.raises(CheckFailed, match=r"cache_bytes should return one number, got an array"):
+        checks.check_cache_bytes(lambda *a: np.array([cache_bytes(*a)] * 2))
+    for text in (np.str_("10240"), np.array("10240"), np.array(None), 1j):
+        with pytest.raises(CheckFailed, match=r"cache_bytes should return one number, got"):
+            checks.check_cache_bytes(lambda *a, text=text: text)
+
+
+@pytest.mark.parametrize(
+    "check, answer",
+    [
+        (checks.check_cache_bytes, lambda *a: np.int64(cache_bytes(*a))),
+        (checks.check_cache_bytes, lambda *a: torch.tensor(cache_bytes(*a))),
+        (checks.check_cache_bytes, lambda *a: float(cache_bytes(*a))),
+        (checks.check_label_smoothed_loss, lambda *a: np.float32(smoothed_loss(*a).item())),
+        (checks.check_label_smoothed_loss, lambda *a: smoothed_loss(*a).numpy()),
+        (checks.check_stay_floor, lambda n, rng: torch.tensor(stay_ade(n, rng))),
+        (checks.check_stay_floor, lambda n, rng: np.float32(stay_ade(n, rng))),
+        (checks.check_ade_fde, lambda p, t: tuple(np.float64(v) for v in ade_fde(p, t))),
+        (checks.check_ade_fde, lambda p, t: [torch.tensor(v) for v in ade_fde(p, t)]),
+        (checks.check_ade_fde, lambda p, t: np.array(ade_fde(p, t))),
+        (
+            checks.check_attention_shapes,
+            lambda b, lq, lk, d, h: tuple(
+                tuple(np.int64(n) for n in s) for s in [(b, lq, d), (b, lq, lk), (b, h, lq, lk)]
+            ),
+        ),
+        (
+            checks.check_attention_shapes,
+            lambda b, lq, lk, d, h: [torch.Size([b, lq, d]), [b, lq, lk], (b, h, lq, lk)],
+        ),
+        (checks.check_scaled_dot_product_attention, lambda *a: list(sdpa(*a))),
+    ],
+)
+def test_a_right_answer_in_another_form_passes(check, answer, capsys):
+    check(answer)
+    assert "✓" in capsys.readouterr().out
+
+
+# --- mistakes particular to a check -------------------------------------------------------
+
+
+def test_a_prediction_that_cannot_be_backpropagated_is_named():
+    def in_place(*args):
+        out = decode_scheduled(*args).exp()
+        out.mul_(1.0)  # changes a tensor that exp saved for its gradient
+        return out.log()
+
+    with pytest.raises(CheckFailed, match=r"backpropagating through the predictions raised"):
+        checks.check_scheduled_decode(in_place)
+
+
+def test_a_model_that_raises_on_a_batch_is_named():
+    def build_models():
+        models = _reference_models()
+        models["GRU"].forward = lambda *args: 1 / 0  # the model itself raises
+        return models
+
+    with pytest.raises(CheckFailed, match=r"'GRU' raised ZeroDivisionError on a batch"):
+        checks.check_models(build_models)
+    with pytest.raises(CheckFailed, match=r"the keys .*got \['0', 'GRU'\]"):
+        checks.check_models(lambda: {0: None, "GRU": None})
+
+
+def test_datasets_of_the_wrong_kind_are_named():
+    def generators(train, valid):
+        return (x for x in train), (x for x in valid)
+
+    with pytest.raises(CheckFailed, match=r"the train dataset is generator, which has no len\(\)"):
+        checks.check_datasets(generators)
+
+    class Items:  # (source, target) pairs of NumPy float64 arrays
+        def __init__(self, n):
+            self.n = n
+
+        def __len__(self):
+            return self.n
+
+        def __getitem__(self, i):
+            return np.zeros((5, 2)), np.zeros((3, 2))
+
+    def float64_items(train, valid):
+        return Items(len(train[0])), Items(len(valid[0]))
+
+    with pytest.raises(CheckFailed, match=r"NumPy array \(5, 2\) float64: models train on float32"):
+        checks.check_datasets(float64_items)
+
+
+def test_a_vocabulary_whose_length_raises_is_named():
+    class Broken:
+        def encode(self, sentence):
+            return [1, 2]
+
+        def __len__(self):
+            raise RuntimeError("no words yet")
+
+    with pytest.raises(CheckFailed, match=r"whose len\(\) raised RuntimeError: no words yet"):
+        checks.check_chapter_vocabulary(Broken)
+
+
+def test_a_decoder_whose_layers_do_not_fit_is_named():
+    class ContextOnlyDecoder(AttentionDecoder):
+        def __init__(self, n_features, hidden_dim):
+            super().__init__(n_features, hidden_dim)
+            self.gru = nn.GRU(n_features + 1, hidden_dim, batch_first=True)  # one too wide
+            self.output = nn.Linear(hidden_dim, n_features)
+
+    words = r"ContextOnlyDecoder's gru, attention or output raised RuntimeError.*replace only"
+    with pytest.raises(CheckFailed, match=words):
+        checks.check_context_only_decoder(ContextOnlyDecoder)
+
+
+def test_a_figure_with_a_line_of_labels_is_read_not_crashed_on():
+    import matplotlib.pyplot as plt
+
+    def labels_only(observed, future, n):
+        fig, ax = plt.subplots()
+        ax.plot(["start", "end"], [0.0, 1.0])
+        return fig
+
+    with pytest.raises(CheckFailed, match=r"no line of the figure passes through"):
+        checks.check_plot_trajectories(labels_only, *tracks(), 3)
+
+
+def test_tensors_that_require_grad_in_a_list_are_named_not_crashed_on():
+    def listed(predicted, observed, mean, std):
+        return [torch.zeros(2, requires_grad=True)]
+
+    with pytest.raises(CheckFailed, match=r"should return a NumPy array \(or a tensor\)"):
+        checks.check_inverse_transform(listed)
