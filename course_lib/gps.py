@@ -29,6 +29,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from course_lib._validate import check_type
 from course_lib.geo import from_local
 
 __all__ = ["FLORENCE", "MODES", "CityConfig", "lecture_trajectories", "city_trajectories"]
@@ -40,19 +41,34 @@ MODES = ("walk", "bike", "car")
 
 
 def _check_counts(n: int, observed: int, future: int, rng) -> None:
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(
-            f"rng must be a np.random.Generator, e.g. np.random.default_rng(0); got "
-            f"{type(rng).__name__}"
-        )
+    check_type(
+        rng,
+        "rng",
+        np.random.Generator,
+        "a np.random.Generator",
+        "Pass one, e.g. rng=np.random.default_rng(0).",
+    )
     for name, value, least in (("n", n, 1), ("observed", observed, 2), ("future", future, 1)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
             raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
 
 
-def _epoch(start: str) -> float:
+def _check_number(value, name: str, *, positive: bool = False) -> None:
+    """A finite real number, ``>= 0`` (``> 0`` with ``positive``), or a clear error."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
+    if not np.isfinite(value) or value < 0 or (positive and value == 0):
+        raise ValueError(f"{name} must be {'> 0' if positive else '>= 0'}, got {value!r}")
+
+
+def _epoch(start: str, name: str = "start") -> float:
     """Unix seconds of ``"YYYY-mm-dd HH:MM:SS"`` read as UTC (the lecture used local time)."""
-    stamp = datetime.strptime(start, "%Y-%m-%d %H:%M:%S")
+    fix = " (UTC), e.g. '2024-01-01 08:00:00'"
+    check_type(start, name, str, "a str 'YYYY-mm-dd HH:MM:SS'" + fix)
+    try:
+        stamp = datetime.strptime(start, "%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        raise ValueError(f"{name} must be 'YYYY-mm-dd HH:MM:SS'{fix}, got {start!r}") from None
     return stamp.replace(tzinfo=timezone.utc).timestamp()
 
 
@@ -80,13 +96,23 @@ def lecture_trajectories(
 
     Returns:
         ``observed (n, observed, 3)`` and ``future (n, future, 3)``, ``[lat, lon, time]``.
+
+    Raises:
+        TypeError: ``rng`` that is not a ``np.random.Generator``; ``start`` that is not a str.
+        ValueError: counts below 1 (``observed`` below 2), a negative ``max_offset`` or
+            ``max_step``, an ``interval_min`` that is not positive, or a ``start`` that is
+            not ``'YYYY-mm-dd HH:MM:SS'``.
     """
     _check_counts(n, observed, future, rng)
+    _check_number(interval_min, "interval_min", positive=True)
+    _check_number(max_offset, "max_offset")
+    _check_number(max_step, "max_step")
+    t0 = _epoch(start)
     jitter = rng.uniform(-max_offset, max_offset, size=(n, observed, 2))  # (N, S, 2) degrees
     steps = rng.uniform(-max_step, max_step, size=(n, future, 2))  # (N, T, 2) degrees
     seen = np.asarray(FLORENCE) + jitter
     ahead = seen[:, -1:] + np.cumsum(steps, axis=1)  # random walk from the last observed fix
-    times = _epoch(start) + 60.0 * interval_min * np.arange(observed + future)  # (S + T,)
+    times = t0 + 60.0 * interval_min * np.arange(observed + future)  # (S + T,)
     times = np.broadcast_to(times, (n, observed + future))
     return _with_time(seen, times[:, :observed]), _with_time(ahead, times[:, observed:])
 
@@ -96,6 +122,12 @@ class CityConfig:
     """How :func:`city_trajectories` moves its objects. Per-mode tuples follow :data:`MODES`.
 
     Speeds in m/s, accelerations in m/s^2, turn rates in rad/s, times in seconds.
+
+    Raises:
+        ValueError: per-mode values that are not one per mode, negative rates, noise, speeds
+            or durations, ``mode_probs`` all 0, ``interval_s`` that is not a positive whole
+            number of seconds, or a ``start`` that is not ``'YYYY-mm-dd HH:MM:SS'``.
+        TypeError: a value that is not a number (``start``: not a str).
     """
 
     interval_s: float = 20.0
@@ -112,6 +144,32 @@ class CityConfig:
     burn_in_s: float = 60.0
     start: str = "2024-01-01 00:00:00"
     span_days: float = 365.0
+
+    def __post_init__(self) -> None:
+        """Refuse what would fail deep inside the simulation, or silently misbehave."""
+        for name in ("mode_probs", "cruise_mean", "cruise_sd", "accel", "turn_sd", "stop_rate"):
+            values = getattr(self, name)
+            if not isinstance(values, (tuple, list, np.ndarray)) or len(values) != len(MODES):
+                raise ValueError(f"{name} must hold one value per mode {MODES}, got {values!r}")
+            for value in values:
+                _check_number(value, name)
+        if sum(self.mode_probs) <= 0:
+            raise ValueError(f"mode_probs must not all be 0, got {self.mode_probs!r}")
+        if not isinstance(self.stop_s, (tuple, list, np.ndarray)) or len(self.stop_s) != 2:
+            raise ValueError(f"stop_s must be (shortest, longest) seconds, got {self.stop_s!r}")
+        for value in self.stop_s:
+            _check_number(value, "stop_s")
+        if self.stop_s[0] > self.stop_s[1]:
+            raise ValueError(f"stop_s must be (shortest, longest), got {self.stop_s!r}")
+        _check_number(self.interval_s, "interval_s", positive=True)
+        if self.interval_s != int(self.interval_s):
+            raise ValueError(
+                f"interval_s must be a positive whole number of seconds, got {self.interval_s}"
+            )
+        _check_number(self.turn_memory_s, "turn_memory_s", positive=True)
+        for name in ("gps_noise_m", "radius_m", "burn_in_s", "span_days"):
+            _check_number(getattr(self, name), name)
+        _epoch(self.start)
 
 
 def _pick(values: tuple, modes: np.ndarray) -> np.ndarray:
@@ -141,13 +199,22 @@ def city_trajectories(
         ``observed (n, observed, 3)``, ``future (n, future, 3)`` (``[lat, lon, time]``), and
         with ``return_modes=True`` also the mode of each trajectory ``(n,)`` (an index
         into :data:`MODES`).
+
+    Raises:
+        TypeError: ``rng`` that is not a ``np.random.Generator``, ``config`` that is not a
+            :class:`CityConfig` instance (the class itself, a dict).
+        ValueError: counts below 1 (``observed`` below 2); :class:`CityConfig` refuses its
+            own bad values when it is built.
     """
     _check_counts(n, observed, future, rng)
+    check_type(
+        config,
+        "config",
+        CityConfig,
+        "a CityConfig instance",
+        "Build one: config=CityConfig(interval_s=10.0), or leave config out for the defaults.",
+    )
     c = config
-    if c.interval_s <= 0 or c.interval_s != int(c.interval_s):
-        raise ValueError(
-            f"interval_s must be a positive whole number of seconds, got {c.interval_s}"
-        )
     length = observed + future
     modes = rng.choice(len(MODES), size=n, p=np.asarray(c.mode_probs) / np.sum(c.mode_probs))
     cruise = np.maximum(0.3, rng.normal(_pick(c.cruise_mean, modes), _pick(c.cruise_sd, modes)))

@@ -7,6 +7,7 @@ Nothing here changes matplotlib's global style. In a notebook, assign the result
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
@@ -14,14 +15,67 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
+from course_lib._validate import check_positive_int, check_type, type_name
+
 __all__ = ["plot_losses", "attention_heatmap", "attention_heatmaps", "plot_query_keys", "to_numpy"]
 
 
 def to_numpy(x) -> np.ndarray:
-    """A NumPy array of a tensor (detached, on the CPU) or of anything array-like."""
+    """A NumPy array of a tensor (detached, on the CPU) or of anything array-like (a list
+    of tensors too)."""
     if isinstance(x, torch.Tensor):
         return x.detach().cpu().numpy()
+    if isinstance(x, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in x):
+        return np.asarray([to_numpy(v) for v in x])
     return np.asarray(x)
+
+
+def _curve(name, values) -> list[float]:
+    """One loss curve as floats (tensors and NumPy numbers too), or a clear error."""
+    fix = "pass one number per epoch, e.g. {'training': trainer.losses}"
+    if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
+        raise TypeError(
+            f"the curve {name!r} must be a sequence of numbers, got {type_name(values)}: {fix}"
+        )
+    try:
+        return [float(v.detach()) if isinstance(v, torch.Tensor) else float(v) for v in values]
+    except (TypeError, ValueError, RuntimeError) as err:
+        raise TypeError(
+            f"the curve {name!r} must hold one number per epoch, got {type_name(values)}: "
+            f"{fix}; store loss.item(), not the loss tensor"
+        ) from err
+
+
+def _labels(labels, name: str, count: int, what: str, whats: str) -> None:
+    """``count`` labels for the ``what``, or a clear error (a str is one label per letter)."""
+    if labels is None:
+        return
+    if isinstance(labels, str):
+        raise TypeError(
+            f"{name} must be a list of {count} labels, one per {what}, got {type_name(labels)}; "
+            f"for a sentence, {name}=sentence.split()"
+        )
+    if len(labels) != count:
+        raise ValueError(f"{len(labels)} {name} for {count} {whats}")
+
+
+def _check_scale(w: np.ndarray, name: str, top: float | None) -> None:
+    """Warn about weights a heatmap would draw wrongly: NaN (blank cells) and values outside
+    the colour scale ``[0, top]`` (drawn as its end colours)."""
+    if np.isnan(w).any():
+        warnings.warn(
+            f"{name} contains NaN, drawn as blank cells: a query whose every key is masked?",
+            stacklevel=3,
+        )
+    low, high = np.nanmin(w, initial=0.0), np.nanmax(w, initial=0.0)
+    if low < -1e-6 or (top is not None and high > top * (1 + 1e-6) + 1e-6):
+        scale = f"[0, {top:g}]" if top is not None else "[0, max]"
+        warnings.warn(
+            f"{name} holds values from {low:.3g} to {high:.3g}, outside the colour scale "
+            f"{scale}: they are drawn as its end colours. Attention weights lie in [0, 1]; "
+            "are these scores before the softmax?",
+            stacklevel=3,
+        )
 
 
 def plot_losses(
@@ -42,14 +96,43 @@ def plot_losses(
 
     With more than two curves the legend sits to the right of the axes, where it cannot hide
     one of them.
+
+    Raises:
+        TypeError: ``curves`` that is not a dict (one list of losses: name it), or a curve
+            that is not numbers (loss tensors of many elements, a str).
+        ValueError: no curves, or a curve without values.
+
+    Warns about values a log axis cannot draw (zero or negative: ``logy=False``) and about
+    NaN or infinite losses (a run that diverged), which leave gaps.
     """
+    check_type(
+        curves,
+        "curves",
+        Mapping,
+        "a dict of named loss curves",
+        "Name them: plot_losses({'training': trainer.losses, 'validation': trainer.val_losses}).",
+    )
     if not curves:
         raise ValueError("curves is empty: pass e.g. {'training': trainer.losses}")
-    fig, ax = plt.subplots(figsize=figsize)
-    for name, values in curves.items():
-        values = list(values)
+    checked = {name: _curve(name, values) for name, values in curves.items()}
+    for name, values in checked.items():
         if not values:
             raise ValueError(f"the curve {name!r} has no values: train for an epoch first")
+        a = np.asarray(values)
+        if not np.all(np.isfinite(a)):
+            warnings.warn(
+                f"the curve {name!r} holds NaN or infinite losses (did the run diverge?): "
+                "they are not drawn",
+                stacklevel=2,
+            )
+        if logy and np.any(a[np.isfinite(a)] <= 0):
+            warnings.warn(
+                f"the curve {name!r} holds values <= 0, which a log axis cannot draw: pass "
+                "logy=False",
+                stacklevel=2,
+            )
+    fig, ax = plt.subplots(figsize=figsize)
+    for name, values in checked.items():
         ax.plot(range(1, len(values) + 1), values, label=f"{name} (last {values[-1]:.4f})")
     if logy:
         ax.set_yscale("log")
@@ -91,12 +174,22 @@ def _heatmap(
     return image
 
 
+_PICK = {
+    3: " Pick one matrix, e.g. weights[0] (the first sentence), or average: weights.mean(0).",
+    4: " For (B, Nh, T, S) pick one, e.g. weights[0, 0] (first sentence, first head), or "
+    "average the heads: weights[0].mean(0).",
+    5: " A list of per-layer weights: pick a layer first, e.g. weights[-1][0, 0].",
+}
+
+
 def _weights_2d(weights, name: str = "weights") -> np.ndarray:
     w = to_numpy(weights).astype(float)
     if w.ndim == 3 and w.shape[0] == 1:
         w = w[0]
     if w.ndim != 2:
-        raise ValueError(f"{name} must be one (T, S) matrix, got shape {w.shape}")
+        raise ValueError(
+            f"{name} must be one (T, S) matrix, got shape {w.shape}.{_PICK.get(w.ndim, '')}"
+        )
     return w
 
 
@@ -123,14 +216,23 @@ def attention_heatmap(
             largest weight (for large matrices whose weights are all small).
         label_every: label every n-th row and column (for large matrices).
         cbar_label: label of the colour bar.
+
+    Raises:
+        ValueError: ``weights`` that are not one matrix (a batch, heads: the message says
+            how to pick one), label counts that do not match it, ``label_every`` below 1.
+        TypeError: labels given as one str (a sentence: split it).
+
+    Warns about NaN weights and values outside the colour scale ``[0, vmax]`` (scores
+    before the softmax).
     """
+    if isinstance(label_every, bool) or not isinstance(label_every, (int, np.integer)):
+        raise ValueError(f"label_every must be an integer, at least 1, got {label_every!r}")
     if label_every < 1:
         raise ValueError(f"label_every must be at least 1, got {label_every}")
     w = _weights_2d(weights)
-    if x_labels is not None and len(x_labels) != w.shape[1]:
-        raise ValueError(f"{len(x_labels)} x_labels for {w.shape[1]} keys")
-    if y_labels is not None and len(y_labels) != w.shape[0]:
-        raise ValueError(f"{len(y_labels)} y_labels for {w.shape[0]} queries")
+    _labels(x_labels, "x_labels", w.shape[1], "key", "keys")
+    _labels(y_labels, "y_labels", w.shape[0], "query", "queries")
+    _check_scale(w, "weights", vmax)
     if figsize is None:
         figsize = (min(1.2 * w.shape[1] + 2.5, 12), min(0.8 * w.shape[0] + 1.8, 10))
     fig, ax = plt.subplots(figsize=figsize)
@@ -159,12 +261,34 @@ def attention_heatmaps(
     """A grid of small annotated heatmaps, one per matrix of ``weights`` ``(N, T, S)``.
 
     ``x_rotation`` turns the key labels by that many degrees (for long words).
+
+    Raises:
+        ValueError: ``weights`` that are not ``(N, T, S)`` (for ``(B, Nh, T, S)`` the
+            message says how to pick), empty, label or title counts that do not match,
+            ``n_cols`` below 1.
+        TypeError: labels or titles given as one str.
+
+    Warns about NaN weights and weights outside ``[0, 1]``.
     """
     w = to_numpy(weights).astype(float)
     if w.ndim != 3:
-        raise ValueError(f"weights must be (N, T, S), got shape {w.shape}")
+        hint = (
+            " For (B, Nh, T, S), the heads of one sentence are weights[0]; every head of "
+            "every sentence is weights.flatten(0, 1)."
+            if w.ndim == 4
+            else ""
+        )
+        raise ValueError(f"weights must be (N, T, S), got shape {w.shape}.{hint}")
+    if len(w) == 0:
+        raise ValueError(f"weights is empty, shape {w.shape}: nothing to draw")
+    check_positive_int(n_cols, "n_cols")
+    _labels(x_labels, "x_labels", w.shape[2], "key", "keys")
+    _labels(y_labels, "y_labels", w.shape[1], "query", "queries")
+    if isinstance(titles, str):
+        raise TypeError(f"titles must be a list of {len(w)} titles, got {type_name(titles)}")
     if titles is not None and len(titles) != len(w):
         raise ValueError(f"{len(titles)} titles for {len(w)} matrices")
+    _check_scale(w, "weights", 1.0)
     n = len(w)
     n_cols = min(n_cols, n)
     n_rows = -(-n // n_cols)
@@ -211,11 +335,18 @@ def plot_query_keys(
 
     Args:
         query: ``(2,)``; keys: ``(S, 2)``; context: optional ``(2,)``.
+
+    Raises:
+        ValueError: shapes other than these, or a label count that is not ``S``.
+        TypeError: ``key_labels`` given as one str.
     """
     q = to_numpy(query).astype(float).reshape(-1)
     k = to_numpy(keys).astype(float)
     if q.shape != (2,) or k.ndim != 2 or k.shape[1] != 2:
         raise ValueError(f"query must be (2,) and keys (S, 2), got {q.shape} and {k.shape}")
+    if context is not None and to_numpy(context).size != 2:
+        raise ValueError(f"context must be (2,), got {to_numpy(context).shape}")
+    _labels(key_labels, "key_labels", len(k), "key", "keys")
     labels = key_labels or [f"$k_{i}$" for i in range(len(k))]
     fig, ax = plt.subplots(figsize=figsize)
     ax.add_patch(plt.Circle((0, 0), 1.0, fill=False, color="lightgray", ls="--"))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from course_lib._validate import check_sequence
+from course_lib._validate import check_positive_int, check_sequence, check_type, check_width
 from course_lib.masking import causal_mask
 from course_lib.positional import PositionalEncoding
 from course_lib.transformer import TransformerDecoder, TransformerEncoder
@@ -67,13 +67,35 @@ class SelfAttentionEncoderDecoder(nn.Module):
         :class:`~course_lib.translation.TranslationTransformer`: ``"encoder"``
         ``(B, Nh, S, S)``, ``"self"`` (the decoder's self-attention) ``(B, Nh, T, T)`` and
         ``"cross"`` ``(B, Nh, T, S)``.
+
+    Raises:
+        TypeError: ``config`` that is not a :class:`SelfAttentionConfig` instance; a
+            ``source`` or ``target`` that is not a float tensor (NumPy arrays: convert them).
+        ValueError: sizes that are not positive integers, a ``target_len`` beyond
+            ``max_len``; a ``source`` or ``target`` that is not ``(B, length, n_features)``,
+            a source longer than ``max_len``, a target of another length than
+            ``target_len`` (training).
     """
 
     def __init__(self, config: SelfAttentionConfig = SelfAttentionConfig()) -> None:
         super().__init__()
+        check_type(
+            config,
+            "config",
+            SelfAttentionConfig,
+            "a SelfAttentionConfig instance",
+            "Build one: SelfAttentionEncoderDecoder(SelfAttentionConfig(d_model=8, ...)).",
+        )
         c = self.config = config
         if c.start not in ("last", "origin"):
             raise ValueError(f"start must be 'last' or 'origin', got {c.start!r}")
+        for name in ("n_features", "target_len", "max_len"):
+            check_positive_int(getattr(c, name), name)
+        if c.positional and c.target_len > c.max_len:
+            raise ValueError(
+                f"target_len={c.target_len} positions do not fit max_len={c.max_len}: the "
+                "decoder encodes one position per target point; raise max_len"
+            )
         stack_args = (c.d_model, c.num_heads, c.d_ff, c.num_layers, c.dropout, c.add_norm)
         self.src_embed = nn.Linear(c.n_features, c.d_model)
         self.tgt_embed = nn.Linear(c.n_features, c.d_model)
@@ -94,6 +116,7 @@ class SelfAttentionEncoderDecoder(nn.Module):
         need_weights: bool = False,
     ) -> tuple[Tensor, list | None]:
         """The encoder's output ``(B, S, D)`` and its weights per layer."""
+        self._check_points(source, "source")
         return self.encoder(
             self._embed(source, self.src_embed),
             src_key_padding_mask=src_key_padding_mask,
@@ -109,6 +132,9 @@ class SelfAttentionEncoderDecoder(nn.Module):
         need_weights: bool = False,
     ) -> tuple[Tensor, dict | None]:
         """Predicted points ``(B, T, F)`` for decoder inputs ``(B, T, F)``, under a causal mask."""
+        self._check_points(inputs, "inputs")
+        hint = ": pass the output of encode(source)"
+        check_width(memory, self.config.d_model, "memory", label="d_model", hint=hint)
         h = self._embed(inputs, self.tgt_embed)
         mask = causal_mask(inputs.shape[1], device=inputs.device)  # (T, T), True above the diagonal
         h, weights = self.decoder(
@@ -119,6 +145,19 @@ class SelfAttentionEncoderDecoder(nn.Module):
             need_weights=need_weights,
         )
         return self.output(h), weights  # (B, T, D) -> (B, T, F)
+
+    def _check_points(self, x: Tensor, name: str) -> None:
+        """``x`` must be a float tensor ``(B, length, n_features)`` that fits ``max_len``."""
+        c = self.config
+        fix = f"Convert it: torch.as_tensor({name}, dtype=torch.float32)."
+        check_type(x, name, torch.Tensor, "a torch.Tensor (B, length, n_features)", fix)
+        check_sequence(x, name, c.n_features)
+        if c.positional and x.shape[1] > c.max_len:
+            raise ValueError(
+                f"{name} has {x.shape[1]} points, more than the max_len={c.max_len} "
+                f"positions the model encodes: build it with SelfAttentionConfig(max_len="
+                f"{x.shape[1]}) or more, or shorten {name}"
+            )
 
     def _start(self, source: Tensor) -> Tensor:
         """The first decoder input ``(B, 1, F)``: the last source point, or the origin."""
@@ -135,12 +174,12 @@ class SelfAttentionEncoderDecoder(nn.Module):
         need_weights: bool = False,
     ):
         c = self.config
-        check_sequence(source, "source", c.n_features)
         memory, enc_weights = self.encode(
             source, src_key_padding_mask=src_key_padding_mask, need_weights=need_weights
         )
         kwargs = {"memory_key_padding_mask": src_key_padding_mask, "need_weights": need_weights}
         if self.training and target is not None:
+            check_type(target, "target", torch.Tensor, "a torch.Tensor (B, T, n_features)")
             check_sequence(target, "target", c.n_features)
             if target.shape[:2] != (source.shape[0], c.target_len):
                 raise ValueError(

@@ -23,7 +23,13 @@ import math
 import torch
 from torch import Tensor
 
-from course_lib._validate import check_non_negative_int, check_positive_int, shape_str
+from course_lib._validate import (
+    check_non_negative_int,
+    check_positive_int,
+    check_type,
+    shape_str,
+)
+from course_lib.positional import _check_base
 
 __all__ = ["rotary_angles", "apply_rotary"]
 
@@ -37,10 +43,16 @@ def rotary_angles(
     dtype: torch.dtype = torch.float32,
 ) -> Tensor:
     """The rotation angles ``(L, Dh / 2)``: position ``start + l`` times pair ``i``'s speed
-    ``base^(-2i / Dh)``, computed in ``dtype`` (float32: Chapter 4's table)."""
+    ``base^(-2i / Dh)``, computed in ``dtype`` (float32: Chapter 4's table).
+
+    Raises:
+        ValueError: sizes that are not positive integers, an odd ``head_dim``, a negative
+            ``start``, a ``base`` that is not a number above 1.
+    """
     check_positive_int(num_positions, "num_positions")
     check_positive_int(head_dim, "head_dim")
     check_non_negative_int(start, "start")
+    _check_base(base)
     if head_dim % 2:
         raise ValueError(f"head_dim={head_dim} must be even: rotary embedding rotates pairs")
     position = torch.arange(start, start + num_positions, dtype=dtype)  # (L,)
@@ -67,11 +79,35 @@ def apply_rotary(
         a tensor of ``x``'s shape and dtype; ``x`` is not modified. The angles and the
         rotation are computed in float32 (float64 for float64 input) and cast back, so
         half-precision queries keep the offset-only property.
+
+    Raises:
+        TypeError: ``x`` that is not a floating-point tensor, ``positions`` that is not a
+            tensor.
+        ValueError: ``x`` that is not ``(..., L, Dh)`` with an even ``Dh``, both ``start``
+            and ``positions``, ``positions`` that is not ``(B, L)``.
+
+    The positions are read from the second-to-last axis: queries laid out ``(B, L, Nh,
+    Dh)`` (as some code keeps them) must be transposed to ``(B, Nh, L, Dh)`` first, or
+    their heads are rotated as if they were positions.
     """
+    fix = "Convert it: torch.as_tensor(x, dtype=torch.float32)."
+    check_type(x, "x", Tensor, "a tensor (..., L, Dh) of queries or keys", fix)
     if x.ndim < 2:
         raise ValueError(f"x must be (..., L, Dh), got {shape_str(x)}")
     if not torch.is_floating_point(x):
         raise TypeError(f"x must be floating point (queries or keys), got {x.dtype}")
+    if x.shape[-1] % 2:
+        raise ValueError(
+            f"x's last dimension Dh={x.shape[-1]} must be even: rotary embedding rotates "
+            f"pairs of features, and x is {shape_str(x)}"
+        )
+    if positions is not None:
+        check_type(positions, "positions", Tensor, "a (B, L) tensor of positions")
+        if start != 0:
+            raise ValueError(
+                f"give start or positions, not both (got start={start!r}): positions already "
+                "holds every row's positions"
+            )
     # angles, cos, sin and the rotation in at least float32 (as Meta's and Hugging Face's
     # reference code): in bfloat16 the angle of position 100 would be off by up to 0.25 rad
     wide = torch.promote_types(x.dtype, torch.float32)

@@ -62,10 +62,9 @@ class AttentionDecoder(DecoderStep):
     ) -> tuple[Tensor, Tensor, Tensor]:
         self.check_step(x, hidden, memory, memory_key_padding_mask)
         queries, hidden = self.gru(x, hidden)  # (B, T, H), (1, B, H)
-        with checked():  # checked above, in the caller's words
-            context, weights = self.attention(
-                queries, memory, key_padding_mask=memory_key_padding_mask
-            )  # (B, T, H), (B, T, S)
+        context, weights = self.attention(
+            queries, memory, key_padding_mask=memory_key_padding_mask
+        )  # (B, T, H), (B, T, S)
         out = self.output(torch.cat([context, queries], dim=-1))  # (B, T, 2H) -> (B, T, F)
         return out, hidden, weights
 

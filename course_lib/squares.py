@@ -27,7 +27,7 @@ import torch
 from matplotlib.figure import Figure
 from torch.utils.data import TensorDataset
 
-from course_lib._validate import check_seed
+from course_lib._validate import check_positive_int, check_seed, type_name
 from course_lib.plots import to_numpy
 
 __all__ = [
@@ -52,6 +52,26 @@ CLOCKWISE = 1
 COUNTER_CLOCKWISE = 0
 
 
+def _points(x, name: str) -> np.ndarray:
+    """``x`` as a float array (a tensor detached, on the CPU), or a clear error for the
+    ``(points, directions)`` pair that :func:`make_squares` returns and for ragged lists."""
+    if isinstance(x, tuple) and len(x) == 2 and np.ndim(x[1]) == 1 and np.ndim(x[0]) == 3:
+        raise TypeError(
+            f"{name} is a pair of arrays {np.shape(x[0])} and {np.shape(x[1])}: make_squares "
+            f"returns (points, directions), unpack it first: points, directions = "
+            "make_squares(...)"
+        )
+    try:
+        return to_numpy(x).astype(float)
+    except ValueError as err:
+        if "inhomogeneous" in str(err) or "sequence" in str(err):
+            raise ValueError(
+                f"{name} is a ragged list: its sequences have different lengths, so they do "
+                "not make one array (N, L, 2)"
+            ) from err
+        raise TypeError(f"{name} must hold numbers, got {type_name(x)}: {err}") from err
+
+
 def make_squares(
     n: int = 128,
     seed: int = 13,
@@ -72,9 +92,20 @@ def make_squares(
 
     Returns:
         ``(points, directions)``.
+
+    Raises:
+        TypeError: ``n`` or ``noise`` that is not a number, ``rng`` that is not a NumPy
+            generator, a ``seed`` that is not an integer.
+        ValueError: ``n`` below 1, a negative or NaN ``noise``, a negative ``seed``.
     """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"n must be the number of sequences, an int, got {type_name(n)}")
     if n < 1:
         raise ValueError(f"n must be a positive number of sequences, got {n}")
+    if isinstance(noise, bool) or not isinstance(noise, (int, float, np.integer, np.floating)):
+        raise TypeError(f"noise must be a number (a standard deviation), got {type_name(noise)}")
+    if np.isnan(noise):
+        raise ValueError("noise is NaN")
     if noise < 0:
         raise ValueError(f"noise is a standard deviation and cannot be negative, got {noise}")
     if rng is None:
@@ -117,8 +148,12 @@ def signed_area(points: np.ndarray | torch.Tensor) -> np.ndarray:
 
     Shape:
         points ``(N, L, 2)`` -> ``(N,)``.
+
+    Raises:
+        TypeError: the ``(points, directions)`` pair instead of the points.
+        ValueError: points that are not ``(N, L, 2)``.
     """
-    p = np.asarray(points, dtype=float)
+    p = _points(points, "points")
     if p.ndim != 3 or p.shape[-1] != 2:
         raise ValueError(f"points must have shape (N, L, 2), got {tuple(p.shape)}")
     x, y = p[..., 0], p[..., 1]  # (N, L) each
@@ -132,10 +167,16 @@ def split_source_target(
 
     Shape:
         points ``(N, L, F)`` -> source ``(N, S, F)``, target ``(N, L - S, F)`` as float32.
+
+    Raises:
+        TypeError: the ``(points, directions)`` pair instead of the points.
+        ValueError: points that are not ``(N, L, F)``, a ``source_len`` that is not an
+            integer leaving a point on each side.
     """
-    seq = torch.as_tensor(np.asarray(points), dtype=torch.float32)
+    seq = torch.as_tensor(_points(points, "points"), dtype=torch.float32)
     if seq.ndim != 3:
         raise ValueError(f"points must have shape (N, L, F), got {tuple(seq.shape)}")
+    check_positive_int(source_len, "source_len")
     if not 0 < source_len < seq.shape[1]:
         raise ValueError(
             f"source_len must leave at least one point on each side: 0 < {source_len} < "
@@ -153,9 +194,15 @@ def seq2seq_datasets(
     target (a recurrent decoder may use it for teacher forcing) and the loss compares its
     output with the last element. Validation items are ``(source, target)``: the model
     receives the source alone, so it cannot peek at the answer.
+
+    Raises:
+        TypeError, ValueError: as :func:`split_source_target`, naming ``train_points`` or
+            ``test_points``.
     """
-    train_source, train_target = split_source_target(train_points, source_len)
-    test_source, test_target = split_source_target(test_points, source_len)
+    train_source, train_target = split_source_target(
+        _points(train_points, "train_points"), source_len
+    )
+    test_source, test_target = split_source_target(_points(test_points, "test_points"), source_len)
     return (
         TensorDataset(train_source, train_target, train_target),
         TensorDataset(test_source, test_target),
@@ -167,9 +214,12 @@ def nearest_corner(points: np.ndarray | torch.Tensor) -> np.ndarray:
 
     Shape:
         points ``(..., 2)`` -> ``(...)``.
+
+    Raises:
+        ValueError: points whose last dimension is not 2.
     """
-    p = np.asarray(points, dtype=float)
-    if p.shape[-1] != 2:
+    p = _points(points, "points")
+    if p.ndim == 0 or p.shape[-1] != 2:
         raise ValueError(f"points must end with 2 coordinates, got shape {tuple(p.shape)}")
     dist = np.linalg.norm(p[..., None, :] - CORNERS, axis=-1)  # (..., 4)
     return dist.argmin(axis=-1)
@@ -182,12 +232,22 @@ def corner_accuracy(
 
     A readable companion to the MSE: 1.0 means every predicted point landed nearest the
     right corner, 0.25 is what guessing a corner at random would give.
+
+    Raises:
+        ValueError: ``predicted`` and ``target`` of different shapes (the whole sequences
+            instead of the target: :func:`split_source_target` gives the target).
     """
-    pred = np.asarray(predicted, dtype=float)
-    true = np.asarray(target, dtype=float)
+    pred = _points(predicted, "predicted")
+    true = _points(target, "target")
     if pred.shape != true.shape:
+        hint = (
+            " Compare with the target points only: _, target = split_source_target(points)."
+            if pred.ndim == true.ndim == 3 and pred.shape[1] < true.shape[1]
+            else ""
+        )
         raise ValueError(
-            f"predicted and target must have the same shape, got {pred.shape} and {true.shape}"
+            f"predicted and target must have the same shape, got {pred.shape} and "
+            f"{true.shape}.{hint}"
         )
     return float(np.mean(nearest_corner(pred) == nearest_corner(true)))
 
@@ -262,13 +322,37 @@ def plot_squares(
         n_cols: panels per row.
         title: figure title.
         panel_size: size of one panel in inches.
+
+    Raises:
+        TypeError: the ``(points, directions)`` pair as ``points``.
+        ValueError: points that are not ``(N, L, 2)`` or are empty, directions that are not
+            ``(N,)`` labels 0 and 1 (predictions go in ``predicted=``), predictions of the
+            wrong shape, a ``source_len`` that leaves no target, or ``n_cols`` below 1.
     """
-    pts, dirs = to_numpy(points).astype(float), to_numpy(directions)
+    pts, dirs = _points(points, "points"), to_numpy(directions)
     if pts.ndim != 3 or pts.shape[-1] != 2:
         raise ValueError(f"points must have shape (N, L, 2), got {pts.shape}")
+    if len(pts) == 0:
+        raise ValueError("points is empty (N = 0): nothing to draw")
+    if dirs.ndim != 1:
+        raise ValueError(
+            f"directions must be (N,) labels (1 = clockwise, 0 = counter-clockwise), got "
+            f"shape {dirs.shape}; predictions go in predicted=..."
+        )
     if len(dirs) != len(pts):
         raise ValueError(f"got {len(pts)} sequences but {len(dirs)} directions")
-    pred = None if predicted is None else to_numpy(predicted).astype(float)
+    if not np.all(np.isin(dirs, (CLOCKWISE, COUNTER_CLOCKWISE))):
+        raise ValueError(
+            f"directions must be 1 (clockwise) or 0 (counter-clockwise), got values "
+            f"{np.unique(dirs).tolist()[:5]}"
+        )
+    check_positive_int(source_len, "source_len")
+    check_positive_int(n_cols, "n_cols")
+    if source_len >= pts.shape[1]:
+        raise ValueError(
+            f"source_len={source_len} leaves no target in sequences of {pts.shape[1]} points"
+        )
+    pred = None if predicted is None else _points(predicted, "predicted")
     if pred is not None and pred.shape != (len(pts), pts.shape[1] - source_len, 2):
         raise ValueError(
             f"predicted must have shape (N, L - source_len, 2) = "

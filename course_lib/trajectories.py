@@ -25,12 +25,14 @@ fixes, ``T`` future fixes, ``F`` features.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import torch
-from torch import Tensor
 from torch.utils.data import TensorDataset
 
-from course_lib.geo import from_local, haversine, to_local
+from course_lib._validate import check_type, type_name
+from course_lib.geo import _as_array, from_local, haversine, to_local
 
 __all__ = [
     "relative_metres",
@@ -49,12 +51,35 @@ __all__ = [
 
 
 def _track(x, name: str, columns: int = 3) -> np.ndarray:
-    a = np.asarray(x.detach().cpu() if isinstance(x, Tensor) else x, dtype=np.float64)
+    """``x`` as a float64 batch of trajectories ``(N, L, >= columns)``, rows ``[lat, lon,
+    time]``: not empty, finite in the columns used, latitudes in [-90, 90], and
+    trajectories first -- a time-major ``(L, N, 3)`` batch, whose timestamps increase along
+    the first axis instead of the second, is refused."""
+    a = _as_array(x, name)
     if a.ndim != 3 or a.shape[-1] < columns or a.shape[1] == 0:
+        hint = f" For one trajectory, add the batch axis: {name}[None]." if a.ndim == 2 else ""
         raise ValueError(
             f"{name} must be a batch of trajectories (N, L, {columns}) with rows "
-            f"{'[lat, lon, time]' if columns == 3 else '[lat, lon]'}, got shape {a.shape}"
+            f"{'[lat, lon, time]' if columns == 3 else '[lat, lon]'}, got shape {a.shape}." + hint
         )
+    if a.shape[0] == 0:
+        raise ValueError(f"{name} holds no trajectories (N = 0), shape {a.shape}")
+    used = a[..., : max(columns, min(a.shape[-1], 3))]
+    if not np.all(np.isfinite(used)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    if np.any(np.abs(a[..., 0]) > 90):
+        raise ValueError(
+            f"{name} has latitudes outside [-90, 90]: are [lat, lon] swapped, or is it in "
+            "metres (model units) already?"
+        )
+    if a.shape[-1] >= 3 and min(a.shape[:2]) >= 2:
+        time = a[..., 2]
+        if not np.all(np.diff(time, axis=1) > 0) and np.all(np.diff(time, axis=0) > 0):
+            raise ValueError(
+                f"{name} {a.shape} looks time-major, (L, N, 3): its timestamps increase "
+                f"along the first axis, not along each trajectory. Trajectories come first: "
+                f"np.swapaxes({name}, 0, 1)"
+            )
     return a
 
 
@@ -65,12 +90,29 @@ def _same_batch(a: np.ndarray, b: np.ndarray, names: str) -> None:
         )
 
 
+def _pair(x, name: str) -> tuple:
+    """An ``(observed, future)`` pair, or a TypeError that names ``name``."""
+    if not isinstance(x, (tuple, list)) or len(x) != 2:
+        shape = f" of shape {np.shape(x)}" if hasattr(x, "shape") else ""
+        raise TypeError(
+            f"{name} must be an (observed, future) pair, as the generators return it, got "
+            f"{type_name(x)}{shape}"
+        )
+    return tuple(x)
+
+
 def relative_metres(observed, future=None):
     """``[east, north]`` metres of every fix from the last observed one.
 
     Shape:
         observed ``(N, S, >=2)`` -> ``(N, S, 2)`` (its last row is always ``[0, 0]``); with
         ``future (N, T, >=2)`` also ``(N, T, 2)``.
+
+    Raises:
+        ValueError: arrays that are not batches of trajectories ``(N, L, >=2)`` (or are
+            time-major, ``(L, N, 3)``), NaN, latitudes outside [-90, 90], different numbers
+            of trajectories, or a future that starts before the last observed fix
+            (``observed`` and ``future`` swapped).
     """
     seen = _track(observed, "observed", 2)
     origin = seen[:, -1:, :2]  # (N, 1, 2): one map per trajectory
@@ -79,11 +121,22 @@ def relative_metres(observed, future=None):
         return source
     ahead = _track(future, "future", 2)
     _same_batch(seen, ahead, "observed and future")
+    if seen.shape[-1] >= 3 and ahead.shape[-1] >= 3 and np.any(ahead[:, 0, 2] <= seen[:, -1, 2]):
+        raise ValueError(
+            "future must follow observed in time, but some future fixes are not after the "
+            "last observed one: are observed and future swapped? The order is "
+            "(observed, future)"
+        )
     return source, to_local(ahead[..., :2], origin)
 
 
 def time_deltas(track) -> np.ndarray:
-    """Seconds between consecutive fixes, ``(N, L, 3) -> (N, L - 1)``; an error if time runs back."""
+    """Seconds between consecutive fixes, ``(N, L, 3) -> (N, L - 1)``; an error if time runs back.
+
+    Raises:
+        ValueError: ``track`` that is not ``(N, L, 3)`` (or is time-major), holds NaN, or
+            whose timestamps do not increase.
+    """
     a = _track(track, "track")
     deltas = np.diff(a[..., 2], axis=1)
     if np.any(deltas <= 0):
@@ -99,14 +152,31 @@ class Standardizer:
     """
 
     def __init__(self, mean: np.ndarray, std: np.ndarray) -> None:
-        self.mean, self.std = np.asarray(mean, np.float64), np.asarray(std, np.float64)
+        self.mean, self.std = _as_array(mean, "mean"), _as_array(std, "std")
+        if self.mean.ndim != 1 or self.mean.shape != self.std.shape:
+            raise ValueError(
+                f"mean and std must be (F,), one value per feature, got {self.mean.shape} and "
+                f"{self.std.shape}; Standardizer.fit(x) computes them"
+            )
+        if not (np.all(np.isfinite(self.mean)) and np.all(np.isfinite(self.std) & (self.std > 0))):
+            raise ValueError(
+                f"mean must be finite and std finite and positive, got mean {self.mean} and "
+                f"std {self.std}"
+            )
 
     @classmethod
     def fit(cls, x) -> Standardizer:
-        """Mean and standard deviation of every feature of ``x`` ``(..., F)``."""
-        a = np.asarray(x, dtype=np.float64)
+        """Mean and standard deviation of every feature of ``x`` ``(..., F)``.
+
+        Raises:
+            ValueError: ``x`` without samples and features, holding NaN, or with a constant
+                feature.
+        """
+        a = _as_array(x, "x")
         if a.ndim < 2 or a.size == 0:
             raise ValueError(f"fit needs samples and features (..., F), got shape {a.shape}")
+        if not np.all(np.isfinite(a)):
+            raise ValueError("x contains NaN or infinite values: its mean and std would be NaN")
         flat = a.reshape(-1, a.shape[-1])  # (..., F) -> (samples, F)
         std = flat.std(axis=0)
         if np.any(std == 0):
@@ -116,20 +186,28 @@ class Standardizer:
             )
         return cls(flat.mean(axis=0), std)
 
-    def _check(self, x) -> np.ndarray:
-        a = np.asarray(x.detach().cpu() if isinstance(x, Tensor) else x, dtype=np.float64)
+    def _check(self, x, name: str = "x") -> np.ndarray:
+        a = _as_array(x, name)
         if a.shape[-1:] != self.mean.shape:
             raise ValueError(
-                f"expected {self.mean.shape[0]} features in the last dimension, got shape {a.shape}"
+                f"expected {self.mean.shape[0]} features in the last dimension, got shape "
+                f"{a.shape} ({name})"
             )
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"{name} contains NaN or infinite values")
         return a
 
     def transform(self, x) -> np.ndarray:
-        """``(x - mean) / std`` for ``x`` ``(..., F)``."""
+        """``(x - mean) / std`` for ``x`` ``(..., F)``.
+
+        Raises:
+            ValueError: ``x`` without the ``F`` features the scaler was fitted on, or with NaN.
+        """
         return (self._check(x) - self.mean) / self.std
 
     def inverse_transform(self, x) -> np.ndarray:
-        """``x * std + mean``: standardised values back in their units."""
+        """``x * std + mean``: standardised values back in their units (raises as
+        :meth:`transform`)."""
         return self._check(x) * self.std + self.mean
 
 
@@ -141,6 +219,14 @@ class TrajectoryFeatures:
     """
 
     def __init__(self, scaler: Standardizer) -> None:
+        check_type(
+            scaler,
+            "scaler",
+            Standardizer,
+            "a Standardizer",
+            "Build the features with TrajectoryFeatures.fit(observed, future) on the "
+            "training split.",
+        )
         self.scaler = scaler
 
     @classmethod
@@ -157,14 +243,21 @@ class TrajectoryFeatures:
         return out[0] if future is None else out
 
     def to_latlon(self, predicted, observed) -> np.ndarray:
-        """Positions ``(N, T, 2)`` in degrees of predictions ``(N, T, 2)`` for ``observed``."""
+        """Positions ``(N, T, 2)`` in degrees of predictions ``(N, T, 2)`` for ``observed``.
+
+        Raises:
+            ValueError: ``predicted`` that is not ``(N, T, 2)`` for the ``N`` observed
+                trajectories (``observed`` first: the arguments swapped), or NaN.
+        """
         seen = _track(observed, "observed", 2)
-        pred = self.scaler.inverse_transform(predicted)
-        if pred.ndim != 3 or pred.shape[0] != seen.shape[0]:
+        pred = _as_array(predicted, "predicted")
+        if pred.ndim != 3 or pred.shape[0] != seen.shape[0] or pred.shape[-1] != 2:
+            swapped = " The order is to_latlon(predicted, observed)." if pred.ndim == 3 else ""
             raise ValueError(
                 f"predicted must be (N, T, 2) for the N = {seen.shape[0]} observed "
-                f"trajectories, got shape {pred.shape}"
+                f"trajectories, got shape {pred.shape}.{swapped}"
             )
+        pred = self.scaler.inverse_transform(pred)
         return from_local(pred, seen[:, -1:, :2])  # metres from the last fix -> degrees
 
 
@@ -178,39 +271,106 @@ def trajectory_datasets(
     output with the last element. Without it they are ``(source, target)``: the model feeds
     back its own predictions in training too. Validation items are always
     ``(source, target)``, so the model never sees the answer.
+
+    Raises:
+        TypeError: ``features`` that is not a fitted :class:`TrajectoryFeatures`, or
+            ``train`` or ``valid`` that is not an ``(observed, future)`` pair.
     """
-    source, target = features.encode(*train)
-    val_source, val_target = features.encode(*valid)
+    check_type(
+        features,
+        "features",
+        TrajectoryFeatures,
+        "a fitted TrajectoryFeatures",
+        "Fit it on the training split: TrajectoryFeatures.fit(*train).",
+    )
+    source, target = features.encode(*_pair(train, "train"))
+    val_source, val_target = features.encode(*_pair(valid, "valid"))
     inputs = (source, target) if teacher_forcing else (source,)
     return TensorDataset(*inputs, target), TensorDataset(val_source, val_target)
 
 
-def displacement_errors(predicted, true) -> np.ndarray:
-    """Distance in metres between predicted and true positions, ``(N, T, >=2) -> (N, T)``."""
+#: Predictions further than this from the truth (median, metres) get a warning: positions in
+#: degrees are a few kilometres off at worst, model units read as degrees thousands.
+_FAR_M = 100_000.0
+
+
+def _errors(predicted, true) -> np.ndarray:
+    """:func:`displacement_errors`, warning at the caller of the public function."""
     p, t = _track(predicted, "predicted", 2), _track(true, "true", 2)
     if p.shape[:2] != t.shape[:2]:
-        raise ValueError(
-            f"predicted {p.shape[:2]} and true {t.shape[:2]} must have the same (N, T)"
+        hint = (
+            " predicted looks time-major (T, N, 2): np.swapaxes(predicted, 0, 1)."
+            if p.shape[:2] == t.shape[1::-1]
+            else ""
         )
-    return haversine(p[..., :2], t[..., :2])
+        raise ValueError(
+            f"predicted {p.shape[:2]} and true {t.shape[:2]} must have the same (N, T).{hint}"
+        )
+    d = haversine(p[..., :2], t[..., :2])
+    if np.median(d) > _FAR_M:
+        warnings.warn(
+            f"predicted is {np.median(d) / 1000:.0f} km from true (median): are the "
+            "predictions still in model units? Turn them into positions first, "
+            "features.to_latlon(predicted, observed)",
+            stacklevel=3,
+        )
+    return d
+
+
+def displacement_errors(predicted, true) -> np.ndarray:
+    """Distance in metres between predicted and true positions, ``(N, T, >=2) -> (N, T)``.
+
+    Raises:
+        ValueError: ``predicted`` and ``true`` of different ``(N, T)``, or not positions
+            (NaN, latitudes outside [-90, 90]).
+
+    Warns when the median error is over 100 km: predictions still in model units
+    (standardised metres), which need :meth:`TrajectoryFeatures.to_latlon` first.
+    """
+    return _errors(predicted, true)
 
 
 def ade_fde(predicted, true) -> tuple[float, float]:
-    """Average and final displacement errors in metres, averaged over trajectories."""
-    d = displacement_errors(predicted, true)  # (N, T)
+    """Average and final displacement errors in metres, averaged over trajectories (checks
+    and warnings: :func:`displacement_errors`)."""
+    d = _errors(predicted, true)  # (N, T)
     return float(d.mean()), float(d[:, -1].mean())
 
 
 def stay(observed, horizon: int) -> np.ndarray:
-    """Baseline: every future fix is the last observed one. ``(N, S, >=2) -> (N, horizon, 2)``."""
+    """Baseline: every future fix is the last observed one. ``(N, S, >=2) -> (N, horizon, 2)``.
+
+    Raises:
+        TypeError: ``horizon`` that is not an int (the future itself, not its length).
+        ValueError: ``horizon`` below 1.
+    """
     seen = _track(observed, "observed", 2)
+    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)):
+        raise TypeError(
+            f"horizon must be the number of future fixes, an int, got {type_name(horizon)}; "
+            "e.g. future.shape[1]"
+        )
+    if horizon < 1:
+        raise ValueError(f"horizon must be at least 1, got {horizon}")
     return np.repeat(seen[:, -1:, :2], horizon, axis=1)
 
 
 def _extrapolation(observed, times, min_fixes: int) -> tuple[np.ndarray, np.ndarray]:
     """Fixes ``(N, S, 3)`` and the seconds ``(N, T)`` from the last one to each of ``times``."""
     seen = _track(observed, "observed")
-    when = np.asarray(times, dtype=np.float64)
+    when = _as_array(times, "times")
+    if when.ndim == 3:
+        raise ValueError(
+            f"times must be the (N, T) timestamps to predict at, got {when.shape}: pass the "
+            "future's time column, future[..., 2]"
+        )
+    if when.ndim == 1 and seen.shape[0] > 1:
+        raise ValueError(
+            f"times must be (N, T), one row of timestamps per trajectory, got {when.shape}; "
+            f"for the same offsets everywhere, observed[:, -1:, 2] + offsets[None]"
+        )
+    if not np.all(np.isfinite(when)):
+        raise ValueError("times contains NaN or infinite values")
     if seen.shape[1] < min_fixes or when.ndim != 2 or when.shape[0] != seen.shape[0]:
         raise ValueError(
             f"need observed (N, S>={min_fixes}, 3) and times (N, T), got {seen.shape} and "
@@ -298,8 +458,21 @@ class HeadingFrameLinear:
     """
 
     def __init__(self, weights: np.ndarray, observed_fixes: int) -> None:
-        self.weights = np.asarray(weights, dtype=np.float64)  # (design columns, 2 T)
-        self.observed_fixes = observed_fixes
+        self.weights = _as_array(weights, "weights")  # (design columns, 2 T)
+        if (
+            self.weights.ndim != 2
+            or isinstance(observed_fixes, bool)
+            or not isinstance(observed_fixes, (int, np.integer))
+            or observed_fixes < 2
+        ):
+            name = type(self).__name__
+            raise TypeError(
+                f"{name}(weights, observed_fixes) takes fitted weights (columns, 2 T) and a "
+                f"number of fixes >= 2, got weights {self.weights.shape} and "
+                f"{type_name(observed_fixes)}: fit the baseline with {name}.fit(observed, "
+                "future)"
+            )
+        self.observed_fixes = int(observed_fixes)
 
     @staticmethod
     def _frame(observed) -> tuple[np.ndarray, np.ndarray]:

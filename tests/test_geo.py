@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import torch
 
 from course_lib.geo import EARTH_RADIUS_M, from_local, haversine, to_local
 
@@ -66,3 +67,52 @@ def test_bad_positions_are_explained(value, message):
 def test_from_local_wants_east_north_pairs():
     with pytest.raises(ValueError, match=r"\(\.\.\., 2\) metres"):
         from_local(np.zeros((2, 3)), FLORENCE)
+
+
+# -- the slips a notebook makes, each with an error (or warning) that names it ------------
+
+
+def test_a_tensor_that_requires_grad_is_accepted():
+    a = torch.tensor(FLORENCE, requires_grad=True)
+    assert haversine(a, FLORENCE + [0.001, 0.0]) == pytest.approx(111.2, abs=0.1)
+
+
+def test_trajectories_of_different_lengths_are_named_ragged():
+    tracks = [FLORENCE + np.zeros((5, 2)), FLORENCE + np.zeros((3, 2))]
+    with pytest.raises(ValueError, match="latlon is a ragged list.*different lengths"):
+        to_local(tracks, FLORENCE)
+
+
+def test_something_that_is_not_numbers_is_named():
+    with pytest.raises(TypeError, match="a must hold numbers, got str"):
+        haversine("Florence", FLORENCE)
+
+
+def test_longitudes_beyond_360_degrees_look_like_metres():
+    with pytest.raises(ValueError, match="longitudes beyond 360.*metres"):
+        haversine([10.0, 1500.0], FLORENCE)
+
+
+def test_an_origin_per_trajectory_without_its_length_axis_is_explained():
+    tracks = FLORENCE + np.zeros((4, 6, 2))
+    with pytest.raises(ValueError, match=r"origin\[:, None\] is \(4, 1, 2\)"):
+        to_local(tracks, tracks[:, -1])
+    with pytest.raises(ValueError, match=r"origin\[:, None\]"):
+        from_local(np.zeros((4, 6, 2)), tracks[:, -1])
+
+
+def test_an_origin_per_trajectory_that_happens_to_broadcast_is_warned_about():
+    tracks = FLORENCE + np.random.default_rng(0).uniform(-0.01, 0.01, (3, 3, 2))
+    with pytest.warns(UserWarning, match=r"origin \(3, 2\) is matched to the axis of length 3"):
+        to_local(tracks, tracks[:, -1])
+
+
+def test_time_major_against_batch_first_is_named():
+    a = FLORENCE + np.zeros((4, 3, 2))
+    with pytest.raises(ValueError, match=r"\(N, T, 2\), the other \(T, N, 2\).*swapaxes"):
+        haversine(a, a.transpose(1, 0, 2))
+
+
+def test_nan_metres_are_refused():
+    with pytest.raises(ValueError, match="east_north contains NaN"):
+        from_local([[np.nan, 0.0]], FLORENCE)

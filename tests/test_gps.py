@@ -1,5 +1,7 @@
 """The two trajectory generators: shapes, seeding, and the properties the chapter relies on."""
 
+from datetime import datetime
+
 import numpy as np
 import pytest
 
@@ -83,3 +85,59 @@ def test_bad_arguments_are_explained(make):
 def test_city_interval_must_be_whole_seconds():
     with pytest.raises(ValueError, match="whole number of seconds"):
         city_trajectories(5, rng=np.random.default_rng(0), config=CityConfig(interval_s=2.5))
+
+
+# -- the slips a notebook makes, each with an error that names it ------------------------
+
+
+def test_a_start_that_is_not_the_format_is_explained():
+    with pytest.raises(ValueError, match="start must be 'YYYY-mm-dd HH:MM:SS'"):
+        lecture_trajectories(3, rng=np.random.default_rng(0), start="2024-01-01")
+    with pytest.raises(ValueError, match="start must be 'YYYY-mm-dd HH:MM:SS'"):
+        CityConfig(start="01/01/2024")
+
+
+def test_a_start_that_is_not_a_str_is_explained():
+    with pytest.raises(TypeError, match="start must be a str 'YYYY-mm-dd HH:MM:SS'"):
+        lecture_trajectories(3, rng=np.random.default_rng(0), start=datetime(2024, 1, 1))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"max_offset": -0.01}, "max_offset must be >= 0"),
+        ({"max_step": float("nan")}, "max_step must be >= 0"),
+        ({"interval_min": 0}, "interval_min must be > 0"),
+        ({"interval_min": "15"}, "interval_min must be a number"),
+    ],
+)
+def test_lecture_sizes_must_be_numbers_that_make_sense(kwargs, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        lecture_trajectories(3, rng=np.random.default_rng(0), **kwargs)
+
+
+def test_the_generator_function_itself_is_not_a_generator():
+    with pytest.raises(TypeError, match="rng must be a np.random.Generator.*default_rng\\(0\\)"):
+        city_trajectories(3, rng=np.random.default_rng)
+
+
+@pytest.mark.parametrize("config", [{"interval_s": 10.0}, CityConfig])
+def test_config_must_be_a_city_config_instance(config):
+    with pytest.raises(TypeError, match="config must be a CityConfig instance"):
+        city_trajectories(3, rng=np.random.default_rng(0), config=config)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"mode_probs": (0.5, 0.5)}, r"mode_probs must hold one value per mode \('walk'"),
+        ({"mode_probs": (0.0, 0.0, 0.0)}, "mode_probs must not all be 0"),
+        ({"cruise_sd": (0.25, -0.8, 2.0)}, "cruise_sd must be >= 0"),
+        ({"gps_noise_m": -4.0}, "gps_noise_m must be >= 0"),
+        ({"stop_s": (40.0, 10.0)}, r"stop_s must be \(shortest, longest\)"),
+        ({"turn_memory_s": 0.0}, "turn_memory_s must be > 0"),
+    ],
+)
+def test_city_config_refuses_values_the_simulation_cannot_use(changes, message):
+    with pytest.raises(ValueError, match=message):
+        CityConfig(**changes)

@@ -58,3 +58,30 @@ def test_the_decoder_only_config_builds_todays_block_everywhere():
 def test_unknown_block_parts_are_refused(changes, message):
     with pytest.raises(ValueError, match=message):
         DecoderOnlyConfig(12, 12, **changes)
+
+
+# -- the slips a notebook makes, each with an error that names it ------------------------
+
+
+@pytest.mark.parametrize("layer", [RMSNorm(4), SwiGLU(4, 8)], ids=["RMSNorm", "SwiGLU"])
+@pytest.mark.parametrize("width", [5, 1])  # width 1 would broadcast through RMSNorm silently
+def test_another_width_is_named_not_a_torch_error(layer, width):
+    name = type(layer).__name__
+    with pytest.raises(
+        ValueError, match=rf"x must be \(\.\.\., d_model=4\), the width this {name}"
+    ):
+        layer(torch.randn(2, 3, width))
+
+
+@pytest.mark.parametrize("layer", [RMSNorm(4), SwiGLU(4, 8)], ids=["RMSNorm", "SwiGLU"])
+def test_integer_and_numpy_inputs_are_named(layer):
+    with pytest.raises(TypeError, match=r"x must be floating point, got torch\.int64"):
+        layer(torch.ones(2, 4, dtype=torch.long))
+    with pytest.raises(TypeError, match=r"x must be a tensor .*torch\.as_tensor"):
+        layer(torch.ones(2, 4).numpy())
+
+
+@pytest.mark.parametrize("eps", [-1e-6, float("nan"), "1e-6"])
+def test_rmsnorm_eps_must_be_a_small_number(eps):
+    with pytest.raises(ValueError, match="eps must be a small number >= 0"):
+        RMSNorm(4, eps=eps)

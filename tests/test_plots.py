@@ -78,3 +78,106 @@ def test_attention_heatmap_scale_and_sparse_labels():
     assert attention_heatmap(w, annotate=False).axes[0].images[0].get_clim() == (0.0, 1.0)
     with pytest.raises(ValueError, match="label_every"):
         attention_heatmap(w, label_every=0)
+
+
+# -- the slips a notebook makes, each with an error (or warning) that names it ------------
+
+
+def test_plot_losses_wants_named_curves():
+    with pytest.raises(TypeError, match=r"curves must be a dict of named loss curves, got list"):
+        plot_losses([1.0, 0.5])
+
+
+def test_a_curve_must_be_numbers_one_per_epoch():
+    with pytest.raises(TypeError, match="the curve 'training' must be a sequence of numbers"):
+        plot_losses({"training": 0.5})
+    with pytest.raises(TypeError, match=r"one number per epoch.*loss\.item\(\)"):
+        plot_losses({"training": [torch.ones(3), torch.ones(3)]})
+
+
+def test_loss_tensors_are_plotted_as_numbers(recwarn):
+    loss = torch.tensor(0.5, requires_grad=True) * 2
+    fig = plot_losses({"training": [loss, loss / 2]})
+    assert list(fig.axes[0].lines[0].get_ydata()) == [1.0, 0.5]
+    assert not recwarn.list
+
+
+def test_values_a_log_axis_cannot_draw_are_warned_about():
+    with pytest.warns(UserWarning, match="the curve 'accuracy' holds values <= 0.*logy=False"):
+        plot_losses({"accuracy": [0.0, 0.5, 0.9]})
+    with pytest.warns(UserWarning, match="NaN or infinite losses.*diverge"):
+        plot_losses({"training": [1.0, float("nan")]}, logy=False)
+
+
+@pytest.mark.parametrize(
+    ("shape", "hint"),
+    [
+        ((2, 3, 4), r"weights\[0\] \(the first sentence\)"),
+        ((2, 3, 4, 4), r"weights\[0, 0\] \(first sentence, first head\)"),
+    ],
+)
+def test_attention_heatmap_says_how_to_pick_one_matrix(shape, hint):
+    from course_lib.plots import attention_heatmap
+
+    with pytest.raises(ValueError, match=hint):
+        attention_heatmap(torch.rand(shape))
+
+
+def test_a_sentence_is_not_a_list_of_labels():
+    from course_lib.plots import attention_heatmap
+
+    with pytest.raises(TypeError, match=r"x_labels must be a list of 7 labels.*split\(\)"):
+        attention_heatmap(torch.rand(2, 7).softmax(-1), x_labels="je suis")
+
+
+def test_scores_before_the_softmax_and_nan_weights_are_warned_about():
+    from course_lib.plots import attention_heatmap, attention_heatmaps
+
+    with pytest.warns(UserWarning, match=r"outside the colour scale \[0, 1\].*before the softmax"):
+        attention_heatmap(torch.tensor([[2.5, -1.0], [0.3, 0.7]]))
+    with pytest.warns(UserWarning, match="contains NaN.*every key is masked"):
+        attention_heatmaps(torch.tensor([[[0.5, 0.5], [float("nan"), float("nan")]]]))
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda w: w.view(1, 2, 3, 4), ValueError, r"weights\.flatten\(0, 1\)"),
+        (lambda w: w[:0], ValueError, "weights is empty"),
+        (lambda w: (w, {"x_labels": ["a"]}), ValueError, "1 x_labels for 4 keys"),
+        (lambda w: (w, {"y_labels": "abc"}), TypeError, "y_labels must be a list of 3"),
+        (lambda w: (w, {"titles": "ab"}), TypeError, "titles must be a list of 2 titles"),
+        (lambda w: (w, {"n_cols": 0}), ValueError, "n_cols must be a positive integer"),
+    ],
+)
+def test_attention_heatmaps_explains_bad_arguments(call, error, message):
+    from course_lib.plots import attention_heatmaps
+
+    got = call(torch.rand(2, 3, 4).softmax(-1))
+    weights, kwargs = got if isinstance(got, tuple) else (got, {})
+    with pytest.raises(error, match=message):
+        attention_heatmaps(weights, **kwargs)
+
+
+def test_plot_query_keys_explains_labels_and_context():
+    from course_lib.plots import plot_query_keys
+
+    q, k = torch.tensor([0.6, 0.8]), torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    with pytest.raises(ValueError, match="3 key_labels for 2 keys"):
+        plot_query_keys(q, k, key_labels=["a", "b", "c"])
+    with pytest.raises(ValueError, match=r"context must be \(2,\)"):
+        plot_query_keys(q, k, context=torch.zeros(3))
+
+
+def test_to_numpy_takes_a_list_of_tensors_that_require_grad():
+    from course_lib.plots import to_numpy
+
+    rows = [torch.ones(2, requires_grad=True), torch.zeros(2, requires_grad=True)]
+    assert to_numpy(rows).tolist() == [[1.0, 1.0], [0.0, 0.0]]
+
+
+def test_label_every_must_be_an_integer():
+    from course_lib.plots import attention_heatmap
+
+    with pytest.raises(ValueError, match="label_every must be an integer"):
+        attention_heatmap(torch.eye(2), label_every=1.5)

@@ -118,3 +118,48 @@ def test_the_default_model_has_add_norm_and_learns_distinct_future_steps():
     true_gaps = (target[:64, 1:] - target[:64, :-1]).norm(dim=-1)
     assert gaps.mean() > 0.5 * true_gaps.mean(), (gaps.mean(), true_gaps.mean())
     assert nn.functional.mse_loss(predicted, target[:64]) < 0.1 * target.pow(2).mean()
+
+
+# -- the slips a notebook makes, each with an error that names it ------------------------
+
+
+@pytest.mark.parametrize("config", [{"d_model": 6}, SelfAttentionConfig])
+def test_the_config_must_be_an_instance(config):
+    with pytest.raises(TypeError, match="config must be a SelfAttentionConfig instance"):
+        SelfAttentionEncoderDecoder(config)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"target_len": 0}, "target_len must be a positive integer"),
+        ({"n_features": 2.0}, "n_features must be a positive integer"),
+        ({"target_len": 4, "max_len": 3}, "target_len=4 positions do not fit max_len=3"),
+    ],
+)
+def test_sizes_that_cannot_work_are_refused(changes, message):
+    with pytest.raises(ValueError, match=message):
+        model(**changes)
+
+
+def test_numpy_sources_and_targets_are_named():
+    m = model().train()
+    with pytest.raises(TypeError, match=r"source must be a torch\.Tensor.*torch\.as_tensor"):
+        m(torch.zeros(2, 2, 2).numpy())
+    with pytest.raises(TypeError, match=r"target must be a torch\.Tensor"):
+        m(torch.zeros(2, 2, 2), torch.zeros(2, 2, 2).numpy())
+
+
+def test_a_source_longer_than_max_len_names_the_config():
+    with pytest.raises(ValueError, match=r"source has 5 points.*SelfAttentionConfig\(max_len=5\)"):
+        model(max_len=3).eval()(torch.zeros(1, 5, 2))
+
+
+def test_encode_and_decode_check_their_inputs():
+    m = model()
+    with pytest.raises(ValueError, match="inputs has 3 features per step"):
+        m.decode(torch.zeros(2, 1, 3), torch.zeros(2, 2, 6))
+    with pytest.raises(ValueError, match=r"memory must be .*d_model=6.*encode\(source\)"):
+        m.decode(torch.zeros(2, 1, 2), torch.zeros(2, 2, 2))
+    with pytest.raises(ValueError, match="source has 3 features per step"):
+        m.encode(torch.zeros(2, 2, 3))

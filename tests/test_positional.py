@@ -1,5 +1,6 @@
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -64,3 +65,33 @@ def test_start_offsets_encode_later_positions():
         pe(x[:, :3], start=8)
     with pytest.raises(ValueError, match="non-negative integer"):
         pe(x, start=-1)
+
+
+# -- the slips a notebook makes, each with an error that names it ------------------------
+
+
+@pytest.mark.parametrize(
+    ("x", "hint"),
+    [
+        (torch.zeros(5, 4), r"add the batch axis, x\.unsqueeze\(0\)"),
+        (torch.zeros(2, 4, 5), r"looks \(B, d_model, T\), use x\.transpose\(1, 2\)"),
+        (torch.zeros(2, 5, 10), r"takes \(max_len, d_model\), were they swapped"),
+    ],
+)
+def test_wrong_layouts_say_how_to_fix_them(x, hint):
+    with pytest.raises(ValueError, match=hint):
+        PositionalEncoding(max_len=10, d_model=4)(x)
+
+
+def test_numpy_arrays_and_token_ids_are_refused_by_name():
+    encoding = PositionalEncoding(max_len=10, d_model=4)
+    with pytest.raises(TypeError, match=r"x must be a tensor.*torch\.as_tensor"):
+        encoding(np.zeros((1, 5, 4), dtype=np.float32))
+    with pytest.raises(TypeError, match=r"embed token ids first"):
+        encoding(torch.zeros(1, 5, 4, dtype=torch.long))
+
+
+@pytest.mark.parametrize("base", [1.0, -10000.0, float("nan"), "10000"])
+def test_the_base_must_be_a_number_above_one(base):
+    with pytest.raises(ValueError, match="base must be"):
+        sinusoidal_encoding(4, 4, base=base)

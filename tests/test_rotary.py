@@ -97,3 +97,31 @@ def test_half_precision_input_is_rotated_at_float32_angles(dtype):
 
     scores = [score(m) for m in (3, 20, 60, 120, 1000)]
     assert max(scores) - min(scores) < 0.1, scores  # 2.3 with bfloat16 angles
+
+
+# -- the slips a notebook makes, each with an error that names it ------------------------
+
+
+def test_an_odd_width_is_named_as_xs():
+    with pytest.raises(ValueError, match=r"x's last dimension Dh=5 must be even"):
+        apply_rotary(torch.randn(1, 2, 3, 5))
+
+
+def test_a_list_is_not_a_tensor():
+    with pytest.raises(TypeError, match=r"x must be a tensor .*torch\.as_tensor"):
+        apply_rotary([[1.0, 2.0]])
+
+
+def test_start_and_positions_together_are_refused():
+    with pytest.raises(ValueError, match="give start or positions, not both"):
+        apply_rotary(torch.randn(1, 2, 3, 4), start=2, positions=torch.zeros(1, 3))
+
+
+def test_positions_must_be_a_tensor():
+    with pytest.raises(TypeError, match=r"positions must be a \(B, L\) tensor"):
+        apply_rotary(torch.randn(1, 2, 3, 4), positions=[[0, 1, 2]])
+
+
+def test_the_base_must_be_a_number_above_one():
+    with pytest.raises(ValueError, match="base must be above 1"):
+        rotary_angles(4, 8, base=0.5)

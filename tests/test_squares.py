@@ -173,3 +173,92 @@ def test_overlapping_predictions_share_one_label():
         fig = plot_squares(walks[:1], directions[:1], predicted=predicted, n_cols=1)
         labels = [t.get_text() for t in fig.axes[0].texts if t.get_color() == PREDICTED_COLOR]
         assert sorted(labels) == expected
+
+
+# -- the slips a notebook makes, each with an error that names it ------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"n": 8.0}, TypeError, "n must be the number of sequences, an int, got float"),
+        ({"noise": "0.1"}, TypeError, "noise must be a number"),
+        ({"noise": float("nan")}, ValueError, "noise is NaN"),
+    ],
+)
+def test_make_squares_wants_numbers(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        make_squares(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda pair: split_source_target(pair),
+        lambda pair: signed_area(pair),
+        lambda pair: seq2seq_datasets(pair, pair[0]),
+    ],
+)
+def test_the_pair_make_squares_returns_must_be_unpacked(call):
+    with pytest.raises(TypeError, match=r"make_squares returns \(points, directions\), unpack"):
+        call(make_squares(8))
+
+
+def test_the_pair_is_named_by_the_argument():
+    points, _ = make_squares(8)
+    with pytest.raises(TypeError, match="test_points is a pair of arrays"):
+        seq2seq_datasets(points, make_squares(8))
+
+
+def test_source_len_must_be_an_integer():
+    points, _ = make_squares(8)
+    with pytest.raises(ValueError, match="source_len must be a positive integer, got 2.0"):
+        split_source_target(points, 2.0)
+
+
+def test_metrics_accept_predictions_that_require_grad():
+    points, _ = make_squares(8)
+    _, target = split_source_target(points)
+    predicted = target.clone().requires_grad_()
+    assert corner_accuracy(predicted, target) == 1.0
+    assert nearest_corner(predicted).shape == (8, 2)
+
+
+def test_whole_sequences_for_the_target_are_explained():
+    points, _ = make_squares(8)
+    _, target = split_source_target(points)
+    with pytest.raises(ValueError, match=r"target points only: _, target = split_source_target"):
+        corner_accuracy(target, points)
+
+
+def test_nearest_corner_of_a_number_is_explained():
+    with pytest.raises(ValueError, match="points must end with 2 coordinates, got shape"):
+        nearest_corner(0.5)
+
+
+def test_predictions_passed_as_directions_are_explained():
+    points, _ = make_squares(4)
+    with pytest.raises(ValueError, match=r"directions must be \(N,\) labels.*predicted="):
+        plot_squares(points, points[:, 2:])
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"points": np.zeros((0, 4, 2)), "directions": np.zeros(0)}, r"points is empty \(N = 0\)"),
+        ({"directions": np.array([0, 1, 2, 1])}, r"directions must be 1 \(clockwise\) or 0"),
+        ({"source_len": 4}, "source_len=4 leaves no target"),
+        ({"source_len": 2.0}, "source_len must be a positive integer"),
+        ({"n_cols": 0}, "n_cols must be a positive integer"),
+    ],
+)
+def test_plot_squares_explains_bad_arguments(change, message):
+    points, directions = make_squares(4)
+    args = {"points": points, "directions": directions} | change
+    with pytest.raises(ValueError, match=message):
+        plot_squares(**args)
+
+
+def test_sequences_of_different_lengths_are_named_ragged():
+    with pytest.raises(ValueError, match="points is a ragged list"):
+        signed_area([np.zeros((4, 2)), np.zeros((3, 2))])

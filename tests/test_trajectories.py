@@ -270,3 +270,146 @@ def test_heading_frame_quadratic_on_city_data_beats_the_linear_model(city):
         m.fit(*train)(observed) for m in (HeadingFrameLinear, HeadingFrameQuadratic)
     )
     assert ade_fde(quadratic, future)[0] < ade_fde(linear, future)[0]
+
+
+# -- the slips a notebook makes, each with an error (or warning) that names it ------------
+
+
+@pytest.fixture(scope="module")
+def small():
+    return city_trajectories(4, rng=np.random.default_rng(3))
+
+
+def test_nan_fixes_are_named_by_the_argument(small):
+    observed, future = small
+    broken = observed.copy()
+    broken[1, 2, 0] = np.nan
+    with pytest.raises(ValueError, match="observed contains NaN"):
+        relative_metres(broken, future)
+
+
+def test_metres_for_degrees_are_named_by_the_argument(small):
+    observed, future = small
+    in_metres = future.copy()
+    in_metres[..., :2] = [[150.0, -40.0]]  # metres from the last fix, not [lat, lon]
+    with pytest.raises(ValueError, match="future has latitudes outside.*metres"):
+        relative_metres(observed, in_metres)
+
+
+def test_a_time_major_batch_is_refused(small):
+    observed, future = small
+    with pytest.raises(ValueError, match=r"observed \(5, 4, 3\) looks time-major.*swapaxes"):
+        relative_metres(observed.transpose(1, 0, 2))
+
+
+def test_a_time_major_batch_of_the_lecture_generator_is_refused_too():
+    observed, _ = lecture_trajectories(4, rng=np.random.default_rng(0))  # shared timestamps
+    with pytest.raises(ValueError, match="time-major"):
+        time_deltas(observed.transpose(1, 0, 2))
+
+
+def test_trajectories_of_different_lengths_are_named(small):
+    observed, _ = small
+    with pytest.raises(ValueError, match="observed is a ragged list"):
+        relative_metres([observed[0], observed[1, :3]])
+
+
+def test_one_trajectory_without_the_batch_axis_is_explained(small):
+    observed, _ = small
+    with pytest.raises(ValueError, match=r"add the batch axis: observed\[None\]"):
+        relative_metres(observed[0])
+
+
+def test_an_empty_batch_is_refused(small):
+    observed, future = small
+    with pytest.raises(ValueError, match=r"predicted holds no trajectories \(N = 0\)"):
+        ade_fde(future[:0], future[:0])
+
+
+def test_observed_and_future_swapped_are_named(small):
+    observed, future = small
+    with pytest.raises(ValueError, match="are observed and future swapped"):
+        relative_metres(future, observed)
+    with pytest.raises(ValueError, match="are observed and future swapped"):
+        TrajectoryFeatures.fit(future, observed)
+
+
+def test_tensors_that_require_grad_are_accepted(small):
+    observed, future = small
+    seen = torch.tensor(observed, requires_grad=True)
+    np.testing.assert_allclose(relative_metres(seen), relative_metres(observed))
+    scaler = Standardizer.fit(torch.tensor(relative_metres(observed), requires_grad=True))
+    np.testing.assert_allclose(scaler.mean, Standardizer.fit(relative_metres(observed)).mean)
+
+
+def test_a_scaler_is_not_fitted_on_nan_and_needs_a_positive_std():
+    with pytest.raises(ValueError, match="x contains NaN.*mean and std would be NaN"):
+        Standardizer.fit(np.array([[1.0, 2.0], [np.nan, 3.0]]))
+    with pytest.raises(ValueError, match="std finite and positive"):
+        Standardizer(np.zeros(2), np.array([1.0, 0.0]))
+    with pytest.raises(ValueError, match=r"mean and std must be \(F,\)"):
+        Standardizer(np.zeros(2), np.ones(3))
+
+
+def test_features_need_a_standardizer():
+    with pytest.raises(TypeError, match="scaler must be a Standardizer, got dict"):
+        TrajectoryFeatures({"mean": 0.0, "std": 1.0})
+
+
+def test_to_latlon_with_its_arguments_swapped_says_the_order(small):
+    observed, future = small
+    features = TrajectoryFeatures.fit(observed, future)
+    predicted = np.zeros((4, 3, 2))
+    with pytest.raises(ValueError, match=r"The order is to_latlon\(predicted, observed\)"):
+        features.to_latlon(observed, predicted)
+
+
+def test_datasets_want_pairs_and_fitted_features(small):
+    features = TrajectoryFeatures.fit(*small)
+    with pytest.raises(TypeError, match=r"train must be an \(observed, future\) pair"):
+        trajectory_datasets(features, small[0], small)
+    with pytest.raises(TypeError, match="features must be a fitted TrajectoryFeatures, got the"):
+        trajectory_datasets(TrajectoryFeatures, small, small)
+
+
+def test_predictions_in_model_units_are_warned_about(small):
+    observed, future = small
+    scaled = np.random.default_rng(0).normal(size=(4, 3, 2))  # standardised metres
+    with pytest.warns(UserWarning, match=r"still in model units.*to_latlon"):
+        ade_fde(scaled, future)
+
+
+def test_time_major_predictions_are_named(small):
+    observed, future = small
+    predicted = stay(observed, 3)  # (4, 3, 2)
+    with pytest.raises(ValueError, match=r"predicted looks time-major \(T, N, 2\)"):
+        displacement_errors(predicted.transpose(1, 0, 2), future)
+
+
+def test_stay_wants_the_number_of_future_fixes(small):
+    observed, future = small
+    with pytest.raises(TypeError, match=r"horizon must be the number of future fixes.*shape\[1\]"):
+        stay(observed, future)
+    with pytest.raises(ValueError, match="horizon must be at least 1"):
+        stay(observed, 0)
+
+
+def test_constant_velocity_wants_the_time_column_of_the_future(small):
+    observed, future = small
+    with pytest.raises(
+        ValueError, match=r"times must be the \(N, T\) timestamps.*future\[\.\.\., 2\]"
+    ):
+        constant_velocity(observed, future)
+    with pytest.raises(ValueError, match=r"times must be \(N, T\), one row of timestamps"):
+        constant_velocity(observed, future[0, :, 2])
+    times = future[..., 2].copy()
+    times[0, 1] = np.nan
+    with pytest.raises(ValueError, match="times contains NaN"):
+        constant_turn_rate(observed, times)
+
+
+def test_a_baseline_is_fitted_not_built_from_data(small):
+    with pytest.raises(TypeError, match=r"fit the baseline with HeadingFrameLinear\.fit"):
+        HeadingFrameLinear(*small)
+    with pytest.raises(TypeError, match=r"HeadingFrameQuadratic\.fit"):
+        HeadingFrameQuadratic(*small)
