@@ -37,6 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from course_lib._validate import check_type, type_name
+
 __all__ = [
     "DataFile",
     "DataFileError",
@@ -154,6 +156,11 @@ def data_dir() -> Path:
     env = os.environ.get("COURSE_DATA_DIR")
     if env:
         folder = Path(env).expanduser().resolve()
+        if folder.is_file():
+            raise DataFileError(
+                f"COURSE_DATA_DIR={env!r} names the file {folder}, not a folder: set it to "
+                f"the folder that holds the file, COURSE_DATA_DIR={folder.parent}"
+            )
         if not folder.is_dir():
             raise DataFileError(
                 f"COURSE_DATA_DIR={env!r} resolves to {folder}, which is not a folder. Set "
@@ -178,35 +185,98 @@ def _stamp(path: Path, spec: DataFile) -> tuple[str, int, int]:
     return spec.sha256, stat.st_size, stat.st_mtime_ns
 
 
+def _check_spec(spec: object, call: str) -> None:
+    """``spec`` must be a :class:`DataFile`; a path in its place gets the call that reads it."""
+    if isinstance(spec, (str, os.PathLike)):
+        inside = Path(spec) / ENG_FRA.filename
+        path = inside if Path(spec).is_dir() else Path(spec)
+        fix = (
+            f"It names which data file, not where it is: {call}(ENG_FRA) gives the course's "
+            f"verified copy; to read a copy of your own, read_text({str(path)!r}, ENG_FRA) "
+            f"or load_pairs({str(path)!r})"
+        )
+    else:
+        fix = f"Pass the course's file, {call}(ENG_FRA), or leave it out"
+    check_type(spec, "spec", DataFile, "a DataFile such as ENG_FRA", fix)
+
+
+def _remedy(path: Path, spec: DataFile, folder: Path | None) -> str:
+    """What to do about a damaged or foreign file: safe to follow, nothing deleted."""
+    shown = folder or "the data folder (COURSE_DATA_DIR)"
+    if folder is not None and path.resolve() == (folder / spec.filename).resolve():
+        return (
+            f"Move it aside (rename it, e.g. to {path.name}.bad): fetch() then downloads a "
+            f"verified copy into {shown}, from {spec.sources[0].url} or its mirrors."
+        )
+    return (
+        f"Check that it is a copy of the course's {spec.filename}, or pass no path (e.g. "
+        f"load_pairs()) to use the verified copy in {shown}, downloaded if needed."
+    )
+
+
+def _not_gzip(path: Path, spec: DataFile, err: Exception, remedy: str) -> DataFileError:
+    """The error for a file gzip cannot read; the right text, uncompressed, is named so."""
+    plain = None
+    with contextlib.suppress(OSError):
+        if path.stat().st_size < 100_000_000:  # hash small files only: the course's is 9 MB
+            plain = _sha256(path.read_bytes()) == spec.sha256
+    if plain:
+        return DataFileError(
+            f"{path} holds the right text, but uncompressed: the course reads the gzip copy "
+            f"{spec.filename}. Compress it (python -m gzip {path} writes {path}.gz next to "
+            f"it) and pass that, or pass no path to use the verified copy."
+        )
+    return DataFileError(f"{path} is not a readable gzip file ({err}). {remedy}")
+
+
 def read_text(path: str | os.PathLike, spec: DataFile) -> str:
     """Read a local gzip copy of ``spec`` and verify its checksum.
+
+    Args:
+        path: the gzip file itself (not the folder that holds it).
+        spec: which data file it should be, e.g. :data:`ENG_FRA`.
 
     Returns:
         The text.
 
     Raises:
-        DataFileError: ``path`` is missing, not gzip, or holds other text. The file is left
-            as it is; the message says how to replace it.
+        TypeError: ``path`` is not a path, or ``spec`` is not a :class:`DataFile` (e.g.
+            the two swapped).
+        DataFileError: ``path`` is missing, a folder, not gzip, or holds other text. The
+            file is left as it is; the message says what to do, and never to delete
+            anything.
     """
+    if isinstance(path, DataFile):
+        raise TypeError(
+            f"path must be the path of a gzip copy of {path.filename}, got the DataFile "
+            f"itself: the order is read_text(path, spec)"
+        )
+    check_type(path, "path", (str, os.PathLike), "a file path (a str or Path)")
+    _check_spec(spec, "read_text")
     path = Path(path)
     try:
-        folder = str(data_dir())
+        folder = data_dir()
     except DataFileError:
-        folder = "the data folder (COURSE_DATA_DIR)"
-    remedy = (
-        f"Move it aside (rename it, or delete it): fetch() then downloads a verified copy "
-        f"into {folder}, from {spec.sources[0].url} or its mirrors."
-    )
+        folder = None
+    remedy = _remedy(path, spec, folder)
     if not path.exists():
         raise DataFileError(
             f"{path} does not exist. Pass the path of a gzip copy of {spec.filename}, or "
-            f"let fetch() find or download the verified copy in {folder}."
+            f"let fetch() find or download the verified copy in "
+            f"{folder or 'the data folder (COURSE_DATA_DIR)'}."
+        )
+    if path.is_dir():
+        inside = path / spec.filename
+        found = f"; it holds {inside}" if inside.is_file() else ""
+        raise DataFileError(
+            f"{path} is a folder, not the data file{found}. Pass the file inside it, e.g. "
+            f"{inside}, or pass no path to use the verified copy."
         )
     try:
         with gzip.open(path, "rb") as f:
             raw = f.read()
     except (OSError, EOFError, zlib.error) as err:
-        raise DataFileError(f"{path} is not a readable gzip file ({err}). {remedy}") from err
+        raise _not_gzip(path, spec, err, remedy) from err
     digest = _sha256(raw)
     if digest != spec.sha256:
         raise DataFileError(
@@ -320,10 +390,15 @@ def fetch(
         ``data_dir() / spec.filename``, its text verified.
 
     Raises:
+        TypeError: ``spec`` is not a :class:`DataFile` (a path, say: see :func:`read_text`),
+            or ``opener`` is not callable.
         DataFileError: the local copy is damaged (it is left untouched); it is missing and
             ``download`` is false; every source failed (the message names each with its
             reason and says how to place the file by hand); or it could not be written.
     """
+    _check_spec(spec, "fetch")
+    if opener is not None and not callable(opener):
+        raise TypeError(f"opener must be a function opener(url), got {type_name(opener)}")
     folder = data_dir()
     path = folder / spec.filename
     if path.exists():
@@ -348,9 +423,12 @@ def load_text(
     read, decompressed and checksummed once.
 
     Raises:
+        TypeError: ``spec`` is not a :class:`DataFile`: a path to a file of your own goes
+            to :func:`read_text` instead.
         DataFileError: the file is missing and may not be downloaded, the download failed,
             or the copy is damaged -- the message says which and what to do.
     """
+    _check_spec(spec, "load_text")
     path = data_dir() / spec.filename
     if not path.exists():
         path = fetch(spec, download=download, opener=opener)

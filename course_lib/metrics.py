@@ -29,11 +29,13 @@ on both sides, so these numbers compare with each other and with nothing outside
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping, Sequence, Set
+from collections.abc import Hashable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 import sacrebleu
+import torch
 
 from course_lib._sacrebleu import (
     grouped_corpus_score,
@@ -41,6 +43,7 @@ from course_lib._sacrebleu import (
     score_from_statistics,
     sentence_statistics,
 )
+from course_lib._validate import check_seed, type_name
 
 __all__ = [
     "CorpusScore",
@@ -55,14 +58,82 @@ __all__ = [
 _METRICS = {"BLEU": lambda: sacrebleu.BLEU(tokenize="13a"), "chrF": lambda: sacrebleu.CHRF()}
 
 
-def _check_corpus(hypotheses: Sequence[str], references: Sequence[str]) -> None:
-    for name, texts in (("hypotheses", hypotheses), ("references", references)):
-        if isinstance(texts, str) or not all(isinstance(t, str) for t in texts):
-            raise TypeError(f"{name} must be a list of sentences (strings)")
+_SPECIALS = ("<pad>", "<sos>", "<eos>", "<unk>")  # course_lib.vocab's, as decode writes them
+
+
+def _sentences(texts: object, name: str) -> list[str]:
+    """``texts`` as a list of strings, or a TypeError saying what came and what to do."""
+    what = "a list of sentences (strings)"
+    if isinstance(texts, str):
+        raise TypeError(
+            f"{name} must be {what}, got one {type_name(texts)}: wrap one sentence in a "
+            f"list, [{texts[:20]!r}], or pass the whole corpus"
+        )
+    if isinstance(texts, (torch.Tensor, np.ndarray)) and not (
+        isinstance(texts, np.ndarray) and texts.dtype.kind in "UO"
+    ):
+        raise TypeError(
+            f"{name} must be {what}, got token ids ({type_name(texts)}): decode them first, "
+            f"[tgt_vocab.decode(ids) for ids in {name}]"
+        )
+    if not isinstance(texts, Iterable):
+        raise TypeError(f"{name} must be {what}, got {type_name(texts)}")
+    texts = list(texts)
+    for k, text in enumerate(texts):
+        if isinstance(text, str):
+            continue
+        if isinstance(text, (torch.Tensor, np.ndarray)) or (
+            isinstance(text, (list, tuple))
+            and text
+            and isinstance(text[0], (Integral, torch.Tensor))
+        ):
+            fix = f"token ids: decode them first, [tgt_vocab.decode(ids) for ids in {name}]"
+        elif (
+            isinstance(text, (list, tuple))
+            and len(texts) == 1
+            and text
+            and isinstance(text[0], str)
+        ):
+            fix = (
+                f"sacrebleu's form [{name}] for several references per sentence; the course "
+                f"scores one reference per sentence: pass the list itself, {name}[0]"
+            )
+        elif isinstance(text, (list, tuple)) and text and isinstance(text[0], str):
+            fix = f"lists of words: join each, [' '.join(words) for words in {name}]"
+        else:
+            fix = "one string per sentence"
+        raise TypeError(f"{name} must be {what}, but {name}[{k}] is {type_name(text)}: {fix}")
+    return texts
+
+
+def _check_corpus(hypotheses: object, references: object) -> tuple[list[str], list[str]]:
+    """Both corpora as lists of strings, one hypothesis per reference; references as
+    written, not decoded through a vocabulary."""
+    hypotheses = _sentences(hypotheses, "hypotheses")
+    references = _sentences(references, "references")
     if len(hypotheses) != len(references):
-        raise ValueError(f"{len(hypotheses)} hypotheses for {len(references)} references: one each")
+        raise ValueError(
+            f"{len(hypotheses)} hypotheses for {len(references)} references: one each, in "
+            "the same order"
+        )
     if not hypotheses:
         raise ValueError("a score of an empty corpus is undefined")
+    for k, hypothesis in enumerate(hypotheses):
+        if "<" in hypothesis and any(w in _SPECIALS[:3] for w in hypothesis.split()):
+            raise ValueError(
+                f"hypotheses[{k}] = {hypothesis!r} holds <pad>, <sos> or <eos>: it was decoded "
+                "with strip=False. Decode with vocab.decode(ids) (strip=True, the default), "
+                "which stops at <eos> and drops <pad> and <sos>"
+            )
+    for k, reference in enumerate(references):
+        if "<" in reference and any(w in _SPECIALS for w in reference.split()):
+            raise ValueError(
+                f"references[{k}] = {reference!r} holds a vocabulary token (<unk>, <eos>, "
+                "...), which only a model's output holds: references are the target "
+                "sentences as written, e.g. [en for _, en in split.test], not decoded ids. If "
+                "the two are swapped, the order is corpus_bleu(hypotheses, references)"
+            )
+    return hypotheses, references
 
 
 def _group_index(groups: Sequence[Hashable], n_sentences: int) -> tuple[np.ndarray, int]:
@@ -133,8 +204,13 @@ def _resampled_note(resampled: str | None) -> str:
 
 
 def _corpus_score(name: str, hypotheses, references, n_bootstrap: int, groups) -> CorpusScore:
-    _check_corpus(hypotheses, references)
-    if not isinstance(n_bootstrap, int) or n_bootstrap < 0 or n_bootstrap == 1:
+    hypotheses, references = _check_corpus(hypotheses, references)
+    if (
+        isinstance(n_bootstrap, bool)
+        or not isinstance(n_bootstrap, int)
+        or n_bootstrap < 0
+        or n_bootstrap == 1
+    ):
         raise ValueError(f"n_bootstrap must be 0 (no interval) or at least 2, got {n_bootstrap!r}")
     metric = _METRICS[name]()
     if groups is None:
@@ -176,6 +252,13 @@ def corpus_bleu(
 
     Returns:
         The score, its signature and, with ``n_bootstrap``, its interval.
+
+    Raises:
+        TypeError: ``hypotheses`` or ``references`` is one string, token ids (decode them
+            first), lists of words, or sacrebleu's ``[references]`` form.
+        ValueError: different lengths, an empty corpus, references holding vocabulary
+            tokens such as ``<unk>`` (decoded ids, or the two arguments swapped), a bad
+            ``n_bootstrap`` or ``groups``.
     """
     return _corpus_score("BLEU", hypotheses, references, n_bootstrap, groups)
 
@@ -249,13 +332,22 @@ def paired_bootstrap(
 
     Returns:
         Both scores, their difference, its 95 % interval and a two-sided p-value.
+
+    Raises:
+        TypeError: a corpus that is not a list of sentences (see :func:`corpus_bleu`), or
+            a seed that is not an integer.
+        ValueError: corpora of different lengths, an unknown ``metric``, fewer than 100
+            ``n_samples``, bad ``groups``.
     """
-    _check_corpus(hypotheses_a, references)
-    _check_corpus(hypotheses_b, references)
+    hypotheses_a, references = _check_corpus(hypotheses_a, references)
+    hypotheses_b, _ = _check_corpus(hypotheses_b, references)
     if metric not in _METRICS:
-        raise ValueError(f"metric must be one of {sorted(_METRICS)}, got {metric!r}")
-    if not isinstance(n_samples, int) or n_samples < 100:
+        close = [m for m in _METRICS if isinstance(metric, str) and m.lower() == metric.lower()]
+        hint = f" (the case matters: metric={close[0]!r})" if close else ""
+        raise ValueError(f"metric must be one of {sorted(_METRICS)}, got {metric!r}{hint}")
+    if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 100:
         raise ValueError(f"n_samples must be an integer of at least 100, got {n_samples!r}")
+    seed = check_seed(seed)
     scorer = _METRICS[metric]()
     # per-sentence sufficient statistics, (N, k) each
     stats = [sentence_statistics(scorer, h, references) for h in (hypotheses_a, hypotheses_b)]
@@ -290,14 +382,48 @@ def paired_bootstrap(
 
 
 def exact_match(hypotheses: Sequence[str], references: Sequence[str]) -> float:
-    """Share of hypotheses equal to their reference, word for word (spaces normalised)."""
-    _check_corpus(hypotheses, references)
+    """Share of hypotheses equal to their reference, word for word (spaces normalised).
+
+    Raises:
+        TypeError, ValueError: as :func:`corpus_bleu`.
+    """
+    hypotheses, references = _check_corpus(hypotheses, references)
     same = sum(h.split() == r.split() for h, r in zip(hypotheses, references, strict=True))
     return same / len(hypotheses)
 
 
+def _number(value: object, name: str, fix: str) -> float:
+    """A Python number from a number, a NumPy scalar or a one-element tensor."""
+    if isinstance(value, (torch.Tensor, np.ndarray)):
+        count = value.size if isinstance(value, np.ndarray) else value.numel()
+        if count != 1:
+            raise TypeError(f"{name} must be one number, got {type_name(value)}: {fix}")
+        return value.item()
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a number, got {type_name(value)}: {fix}")
+    return value
+
+
 def perplexity(total_nll: float, n_tokens: int) -> float:
-    """``exp`` of the mean negative log-likelihood per token (natural log)."""
+    """``exp`` of the mean negative log-likelihood per token (natural log).
+
+    Args:
+        total_nll: the **summed** negative log-likelihood of all tokens (a number or a
+            one-element tensor), not a mean.
+        n_tokens: the number of tokens it sums over.
+
+    Raises:
+        TypeError: an argument that is not one number (a tensor of several losses, a
+            list), or a ``n_tokens`` that is not a whole number (arguments swapped?).
+        ValueError: ``n_tokens`` not positive, ``total_nll`` negative or not finite.
+    """
+    total_nll = _number(total_nll, "total_nll", "sum the losses, e.g. losses.sum().item()")
+    n_tokens = _number(n_tokens, "n_tokens", "count the tokens, e.g. int(mask.sum())")
+    if not float(n_tokens).is_integer():
+        raise TypeError(
+            f"n_tokens must be a whole number of tokens, got {n_tokens!r}: the order is "
+            "perplexity(total_nll, n_tokens)"
+        )
     if n_tokens <= 0:
         raise ValueError(f"n_tokens must be positive, got {n_tokens}")
     if not math.isfinite(total_nll) or total_nll < 0:

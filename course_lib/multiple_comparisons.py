@@ -31,6 +31,12 @@ def _values(p_values, name: str) -> tuple[list, list[float]]:
     """The keys (dict) or positions (sequence) of ``p_values`` and their values as floats."""
     if isinstance(p_values, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of p-values or a dict name -> p, got a string")
+    if isinstance(p_values, Real) or hasattr(p_values, "p_value"):
+        raise TypeError(
+            f"{name} must be a family of p-values (a list, or a dict name -> p), got one "
+            f"{type(p_values).__name__}: wrap the family in a list, e.g. [p_1, p_2, p_3] (one "
+            "comparison alone needs no adjustment)"
+        )
     if isinstance(p_values, Mapping):
         keys = list(p_values)
         values = list(p_values.values())
@@ -50,13 +56,25 @@ def _values(p_values, name: str) -> tuple[list, list[float]]:
     for key, p in zip(keys, values, strict=True):
         where = f"{name}[{key!r}]"
         if isinstance(p, bool) or not isinstance(p, Real):
-            raise TypeError(f"{where} must be a number, got {p!r} ({type(p).__name__})")
+            raise TypeError(f"{where} must be a number, got {p!r} ({type(p).__name__}){_fix(p)}")
         if math.isnan(p) or not 0.0 <= p <= 1.0:
             raise ValueError(
                 f"{where} = {p!r} is not a p-value: p-values lie in [0, 1]; a NaN usually "
                 "comes from a test that could not run, so fix or drop that comparison"
             )
     return keys, [float(p) for p in values]
+
+
+def _fix(p: object) -> str:
+    """The likely fix for something in a family of p-values that is not a number."""
+    if hasattr(p, "p_value"):  # a PairedComparison from paired_bootstrap
+        return (
+            ": pass the comparisons' p-values, holm([c.p_value for c in comparisons]) (or "
+            "{name: c.p_value for name, c in comparisons.items()})"
+        )
+    if callable(getattr(p, "item", None)):  # a one-element tensor
+        return ": convert it to a number, p.item()"
+    return ""
 
 
 def _like(template, keys: list, values: list):
@@ -84,6 +102,11 @@ def holm(p_values: PValues) -> PValues:
         The adjusted p-values, as a dict with the same keys for a dict, a NumPy array for
         an array, a tuple for a tuple and a list otherwise. Reject where ``<= alpha``.
 
+    Raises:
+        TypeError: one number, a string, a 2-D array, or items that are not numbers (e.g.
+            the comparisons themselves: pass their ``p_value``).
+        ValueError: no p-values, or one outside ``[0, 1]`` or NaN.
+
     Example::
 
         >>> holm([0.01, 0.04, 0.03, 0.005])
@@ -109,6 +132,9 @@ def significant(adjusted: PValues, *, alpha: float = 0.05) -> PValues:
 
     Returns:
         Booleans in the kind :func:`holm` returns (a dict for a dict).
+
+    Raises:
+        ValueError: ``alpha`` outside ``(0, 1)``; ``adjusted`` as in :func:`holm`.
     """
     if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be a level in (0, 1), e.g. 0.05, got {alpha!r}")

@@ -13,9 +13,13 @@ optimiser's base learning rate; call ``scheduler.step()`` after every ``optimize
 from __future__ import annotations
 
 import math
+from numbers import Real
 
 import torch
+from torch import nn
 from torch.optim.lr_scheduler import LambdaLR
+
+from course_lib._validate import check_type, type_name
 
 __all__ = ["warmup_inverse_sqrt", "warmup_cosine"]
 
@@ -23,11 +27,47 @@ __all__ = ["warmup_inverse_sqrt", "warmup_cosine"]
 def _check_steps(**steps: int) -> None:
     for name, value in steps.items():
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive number of steps, got {value!r}")
+            hint = ""
+            if isinstance(value, float) and 0 < value < 1:
+                hint = (
+                    f": a count of optimiser steps, not a share of them; e.g. "
+                    f"{name}=int({value} * epochs * len(train_loader))"
+                )
+            elif isinstance(value, float) and value >= 1:
+                hint = f": a whole number (an int), e.g. {name}=int({value})"
+            raise ValueError(f"{name} must be a positive number of steps, got {value!r}{hint}")
+
+
+def _check_optimizer(optimizer: object) -> None:
+    """An optimizer instance with a positive learning rate in every group."""
+    if isinstance(optimizer, type):
+        fix = f"Create it first, {optimizer.__name__}(model.parameters()), and pass that"
+    elif isinstance(optimizer, nn.Module):
+        fix = "Pass the optimizer that trains it: torch.optim.Adam(model.parameters())"
+    elif isinstance(getattr(optimizer, "optimizer", None), torch.optim.Optimizer):
+        fix = "Pass its optimizer: trainer.optimizer"
+    else:
+        fix = "Pass the optimizer the Trainer uses"
+    check_type(optimizer, "optimizer", torch.optim.Optimizer, "a torch.optim optimizer", fix)
+    for k, group in enumerate(optimizer.param_groups):
+        lr = group["lr"]
+        if isinstance(lr, Real) and not lr > 0:
+            raise ValueError(
+                f"the optimizer's learning rate (group {k}) is {lr!r}: the schedule multiplies "
+                "it, so every step would have that rate. Give the optimizer the peak rate, "
+                "e.g. torch.optim.Adam(model.parameters(), lr=1e-3)"
+            )
 
 
 def warmup_inverse_sqrt(optimizer: torch.optim.Optimizer, warmup: int) -> LambdaLR:
-    """Linear warm-up to the base rate at step ``warmup``, then ``sqrt(warmup / step)``."""
+    """Linear warm-up to the base rate at step ``warmup``, then ``sqrt(warmup / step)``.
+
+    Raises:
+        TypeError: ``optimizer`` is not an optimizer (a model, a Trainer, a class).
+        ValueError: the optimizer's learning rate is not positive, or ``warmup`` is not a
+            positive whole number of steps.
+    """
+    _check_optimizer(optimizer)
     _check_steps(warmup=warmup)
 
     def factor(step: int) -> float:  # step 0 is before the first update
@@ -41,10 +81,27 @@ def warmup_cosine(
     optimizer: torch.optim.Optimizer, warmup: int, total: int, floor: float = 0.0
 ) -> LambdaLR:
     """Linear warm-up for ``warmup`` steps, then a half cosine down to ``floor`` x the base
-    rate at step ``total`` (and ``floor`` after it)."""
+    rate at step ``total`` (and ``floor`` after it).
+
+    Args:
+        total: the optimiser steps of the whole training, ``epochs * len(train_loader)``
+            (the Trainer steps the schedule after every batch, not every epoch).
+
+    Raises:
+        TypeError: ``optimizer`` is not an optimizer, or ``floor`` is not a number.
+        ValueError: the optimizer's learning rate is not positive, ``warmup`` or ``total``
+            is not a positive whole number of steps, ``total <= warmup``, or ``floor``
+            outside ``[0, 1)``.
+    """
+    _check_optimizer(optimizer)
     _check_steps(warmup=warmup, total=total)
     if total <= warmup:
-        raise ValueError(f"total={total} must exceed warmup={warmup}")
+        raise ValueError(
+            f"total={total} must exceed warmup={warmup}: the order is warmup_cosine(optimizer, "
+            "warmup, total), and total counts the optimiser steps of the whole training"
+        )
+    if isinstance(floor, bool) or not isinstance(floor, Real):
+        raise TypeError(f"floor must be a number in [0, 1), got {type_name(floor)}")
     if not 0.0 <= floor < 1.0:
         raise ValueError(f"floor must lie in [0, 1), got {floor}")
 

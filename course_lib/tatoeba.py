@@ -21,15 +21,17 @@ settings are chosen on validation, and the test split gives the final figures.
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from numbers import Real
 from pathlib import Path
 
 import numpy as np
 
-from course_lib._validate import check_seed
+from course_lib._validate import check_positive_int, check_seed, check_type, type_name
 from course_lib.datafiles import ENG_FRA, DataFileError, load_text, read_text
 
 __all__ = [
@@ -71,9 +73,18 @@ def normalize(text: str) -> str:
     'ca alors !'
     >>> normalize("I'm sure he's right.")
     'i m sure he s right'
+
+    Raises:
+        TypeError: ``text`` is not one string (a pair, a list of sentences, None).
     """
     if not isinstance(text, str):
-        raise TypeError(f"normalize takes a string, got {type(text).__name__}")
+        if isinstance(text, tuple) and len(text) == 2:
+            fix = "Normalise each side of a pair: (normalize(en), normalize(fr))"
+        elif isinstance(text, (list, tuple)):
+            fix = "Normalise each sentence: [normalize(s) for s in sentences]"
+        else:
+            fix = "Pass one sentence"
+        raise TypeError(f"normalize takes a string, got {type_name(text)}. {fix}")
     folded = "".join(
         ch
         for ch in unicodedata.normalize("NFD", text.lower().strip())
@@ -87,9 +98,19 @@ def parse_pairs(text: str, source: str = "eng-fra.txt") -> list[tuple[str, str]]
     """``(english, french)`` pairs from the file's text, exactly as written (not normalised).
 
     Raises:
+        TypeError: ``text`` is not the text itself (a path, bytes, a list of lines).
         DataFileError: a line without a tab, or with an empty side; the message names the
             line, so a damaged or foreign file is caught before training.
     """
+    if isinstance(text, bytes):
+        raise TypeError(
+            "text must be the file's text (a str), got bytes: decode it, text.decode('utf-8')"
+        )
+    if isinstance(text, os.PathLike):
+        fix = "Read it first, parse_pairs(read_text(path, ENG_FRA)), or call load_pairs(path)"
+    else:
+        fix = "Pass the whole text, e.g. parse_pairs(load_text())"
+    check_type(text, "text", str, "the file's text (a str)", fix)
     pairs = []
     for number, line in enumerate(text.splitlines(), start=1):
         fields = line.split("\t")
@@ -104,21 +125,93 @@ def parse_pairs(text: str, source: str = "eng-fra.txt") -> list[tuple[str, str]]
     return pairs
 
 
+def _pair_list(pairs: object, name: str = "pairs", order: str = "(source, target)") -> list:
+    """``pairs`` as a list of sentence pairs (tuples of two strings), or a TypeError
+    naming what came instead."""
+    what = f"a list of {order} sentence pairs"
+    if isinstance(pairs, Split):
+        raise TypeError(
+            f"{name} must be {what}, got a whole Split: pass one of its parts, e.g. "
+            "split.test (or split.train, split.validation)"
+        )
+    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Iterable):
+        raise TypeError(f"{name} must be {what}, got {type_name(pairs)}")
+    pairs = pairs if isinstance(pairs, list) else list(pairs)
+    for k, pair in enumerate(pairs):
+        if (
+            isinstance(pair, (tuple, list))
+            and len(pair) == 2
+            and isinstance(pair[0], str)
+            and isinstance(pair[1], str)
+        ):
+            continue
+        if isinstance(pair, str):
+            fix = "single sentences, not pairs: pass the pairs themselves"
+        elif isinstance(pair, (tuple, list)) and len(pair) == 2:
+            fix = "a pair holds two sentences (strings): split the pairs before encoding them"
+        else:
+            fix = "each pair is a tuple of two sentences"
+        raise TypeError(f"{name} must be {what}, but item {k} is {type_name(pair)}: {fix}")
+    return pairs
+
+
+def _explain_nothing_kept(pairs: list, prefixes: tuple[str, ...]) -> None:
+    """Raise when no pair passed the filter because of a slip: unnormalised text, or
+    pairs in the other order. Normalised pairs that simply do not match pass."""
+    raw = next(((en, fr) for en, fr in pairs if normalize(en) != en or normalize(fr) != fr), None)
+    if raw is not None:
+        raise ValueError(
+            f"no pair passed the filter, and the pairs are not normalised: e.g. {raw[0]!r} "
+            f"(normalize gives {normalize(raw[0])!r}). The filter compares normalised "
+            "words: tutorial_filter([(normalize(en), normalize(fr)) for en, fr in pairs])"
+        )
+    swapped = sum(fr.startswith(prefixes) for _, fr in pairs)
+    if swapped:
+        raise ValueError(
+            f"no pair passed the filter, but {swapped} pair(s) have an English opening on "
+            "their second side: the pairs look like (french, english) (as load_pairs() "
+            "gives them), and tutorial_filter takes (english, french): "
+            "tutorial_filter([(en, fr) for fr, en in pairs])"
+        )
+
+
 def tutorial_filter(
     pairs: Sequence[tuple[str, str]],
     max_words: int = 10,
     prefixes: Sequence[str] = ENGLISH_PREFIXES,
 ) -> list[tuple[str, str]]:
     """Keep normalised ``(english, french)`` pairs shorter than ``max_words`` words on both
-    sides whose English side starts with one of ``prefixes``."""
+    sides whose English side starts with one of ``prefixes``.
+
+    Raises:
+        TypeError: ``pairs`` does not hold pairs of sentences, or ``prefixes`` is one
+            string (each of its letters would be an opening) or holds something else.
+        ValueError: ``max_words`` is not a positive integer, ``prefixes`` is empty, or no
+            pair passed because the pairs are not normalised (see :func:`normalize`) or
+            are in the order (french, english).
+    """
+    pairs = _pair_list(pairs, order="(english, french)")
+    check_positive_int(max_words, "max_words")
+    if isinstance(prefixes, str):
+        raise TypeError(
+            f"prefixes must be a sequence of openings, got one {type_name(prefixes)}, each "
+            f"of whose letters would count as an opening: wrap it, prefixes=({prefixes!r},)"
+        )
     prefixes = tuple(prefixes)
-    return [
+    if not prefixes:
+        raise ValueError("prefixes is empty, so no pair could pass: give at least one opening")
+    for k, prefix in enumerate(prefixes):
+        check_type(prefix, f"prefixes[{k}]", str, "a string such as 'i am '")
+    kept = [
         (eng, fra)
         for eng, fra in pairs
         if len(eng.split(" ")) < max_words
         and len(fra.split(" ")) < max_words
         and eng.startswith(prefixes)
     ]
+    if not kept and pairs:
+        _explain_nothing_kept(pairs, prefixes)
+    return kept
 
 
 def load_pairs(path: str | Path | None = None, *, reverse: bool = True) -> list[tuple[str, str]]:
@@ -132,7 +225,25 @@ def load_pairs(path: str | Path | None = None, *, reverse: bool = True) -> list[
 
     Returns:
         11,445 pairs for the course's file, in file order.
+
+    Raises:
+        TypeError: ``path`` is not a path (a str or ``Path``) or ``None``, or ``reverse``
+            is not a bool.
+        DataFileError: the file is missing, a folder, or not the course's file (see
+            :func:`course_lib.datafiles.read_text`).
     """
+    check_type(
+        path,
+        "path",
+        (str, os.PathLike, type(None)),
+        "the path of a gzip copy of eng-fra.txt (a str or Path), or None",
+        "Leave it out to use the course's verified copy: load_pairs()",
+    )
+    if not isinstance(reverse, bool):
+        raise TypeError(
+            f"reverse must be True (french, english) or False (english, french), got "
+            f"{type_name(reverse)}"
+        )
     if path is None:
         raw = parse_pairs(load_text(ENG_FRA), source=ENG_FRA.filename)
     else:
@@ -158,7 +269,11 @@ def sentence_groups(pairs: Sequence[tuple[str, str]]) -> list[list[int]]:
     "vous etes trop maigre", both "you re too skinny", are one group, and so is every pair
     linked to them through a further shared sentence). Groups come in the order of their
     first pair; indices within a group are ascending.
+
+    Raises:
+        TypeError: ``pairs`` does not hold pairs of sentences (strings).
     """
+    pairs = _pair_list(pairs)
     parent = list(range(len(pairs)))
 
     def root(i: int) -> int:
@@ -184,12 +299,36 @@ def group_labels(pairs: Sequence[tuple[str, str]]) -> list[int]:
     The form the metrics' ``groups=`` takes, so that a bootstrap resamples whole groups::
 
         corpus_bleu(hypotheses, references, groups=group_labels(split.test))
+
+    Raises:
+        TypeError: ``pairs`` is not a list of sentence pairs (a whole :class:`Split`, a
+            list of sentences).
     """
+    pairs = _pair_list(pairs)
     labels = [0] * len(pairs)
     for number, members in enumerate(sentence_groups(pairs)):
         for i in members:
             labels[i] = number
     return labels
+
+
+def _check_fractions(fractions: object) -> None:
+    usual = "three shares (train, validation, test) such as (0.8, 0.1, 0.1)"
+    if isinstance(fractions, (str, bytes)) or not isinstance(fractions, Sequence):
+        raise TypeError(f"fractions must be {usual}, got {type_name(fractions)}")
+    for f in fractions:
+        if isinstance(f, bool) or not isinstance(f, Real):
+            raise TypeError(f"fractions must be {usual}, but it holds {type_name(f)}")
+    if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-9:
+        hint = (
+            ": these look like percentages; divide them by 100"
+            if len(fractions) == 3 and abs(sum(fractions) - 100) < 1e-6
+            else ""
+        )
+        raise ValueError(
+            f"fractions must be three non-negative shares summing to 1, got "
+            f"{tuple(fractions)}{hint}"
+        )
 
 
 def split_pairs(
@@ -211,12 +350,16 @@ def split_pairs(
 
     For the course's 11,445 pairs (6,533 groups, the largest 36 pairs) and seed 0:
     9,156 / 1,145 / 1,144 pairs.
+
+    Raises:
+        TypeError: ``pairs`` does not hold pairs of sentences, ``seed`` is not an integer,
+            or ``fractions`` is not a sequence of numbers.
+        ValueError: fewer than 3 pairs, a negative seed, or ``fractions`` that are not
+            three non-negative shares summing to 1 (percentages are refused).
     """
+    pairs = _pair_list(pairs)
     seed = check_seed(seed)
-    if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-9:
-        raise ValueError(
-            f"fractions must be three non-negative shares summing to 1, got {fractions}"
-        )
+    _check_fractions(fractions)
     if len(pairs) < 3:
         raise ValueError(f"need at least 3 pairs to split, got {len(pairs)}")
     groups = sentence_groups(pairs)

@@ -15,6 +15,7 @@ from course_lib.checks import (
     check_plot_trajectories,
     check_stay_floor,
     check_training,
+    unseen_cases,
 )
 from course_lib.geo import haversine, to_local
 from course_lib.gps import FLORENCE, city_trajectories
@@ -164,27 +165,41 @@ def small_data():
 
 
 def train_attention_gru(
-    train_set, valid_set, epochs=15, lr=1e-3, forcing=0.5, with_target=True, trained=True
+    train_set,
+    valid_set,
+    epochs=15,
+    lr=1e-3,
+    forcing=0.5,
+    with_target=True,
+    trained=True,
+    stale_optimizer=False,
 ):
     torch.manual_seed(0)
     model = EncoderDecoder(Encoder(2, 64), AttentionDecoder(2, 64), 3, forcing)
+    initial = {k: v.clone() for k, v in model.state_dict().items()}
     src, tgt = train_set.tensors
     items = TensorDataset(src, tgt, tgt) if with_target else TensorDataset(src, tgt)
     loader = DataLoader(items, batch_size=64, shuffle=True, generator=torch.Generator())
-    # the classic slip: an optimizer built on another model's parameters trains nothing
-    stepped = model if trained else EncoderDecoder(Encoder(2, 64), AttentionDecoder(2, 64), 3)
-    optimizer = torch.optim.Adam(stepped.parameters(), lr=lr)
+    # the classic slip: an optimizer built on another model's parameters (the Trainer refuses it)
+    stale = EncoderDecoder(Encoder(2, 64), AttentionDecoder(2, 64), 3)
+    optimizer = torch.optim.Adam((stale if stale_optimizer else model).parameters(), lr=lr)
     trainer = Trainer(model, nn.MSELoss(), optimizer, "cpu")
-    return trainer.fit(
+    trainer.fit(
         loader, DataLoader(valid_set, batch_size=200), epochs=epochs, seed=0, progress=False
     )
+    if not trained:  # the model cell re-run after training: the weights are the initial ones
+        model.load_state_dict(initial)
+    return trainer
 
 
 def test_training_passes_and_an_untrained_model_is_caught(exercise_data, small_data, capsys):
     check_training(train_attention_gru, *exercise_data)
     assert "✓" in capsys.readouterr().out
-    with pytest.raises(CheckFailed, match="not below stay's"):
+    with unseen_cases(1), pytest.raises(CheckFailed, match="not below stay's"):
+        # the grader measures the returned model itself, not the trainer's history
         check_training(lambda t, v: train_attention_gru(t, v, trained=False), *exercise_data)
+    with pytest.raises(CheckFailed, match="none of the model's parameters.*Re-create the optim"):
+        check_training(lambda t, v: train_attention_gru(t, v, stale_optimizer=True), *small_data)
     with pytest.raises(CheckFailed, match="train 15 epochs"):
         check_training(lambda t, v: train_attention_gru(t, v, epochs=2), *small_data)
     with pytest.raises(CheckFailed, match="return the Trainer"):

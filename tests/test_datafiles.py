@@ -337,3 +337,79 @@ def test_the_real_tatoeba_copy_when_present():
     assert len(lines) == 135_842
     assert lines[0] == "Go.\tVa !"
     assert all(line.count("\t") == 1 for line in lines)
+
+
+# -- advice that is safe to follow: a folder, a foreign file, an uncompressed copy --------
+
+
+def test_a_folder_passed_as_the_file_names_the_file_inside_and_deletes_nothing(data_home):
+    (data_home / SPEC.filename).write_bytes(gzip.compress(TEXT.encode()))
+    with pytest.raises(DataFileError, match=r"is a folder, not the data file") as info:
+        read_text(data_home, SPEC)
+    message = str(info.value)
+    assert f"Pass the file inside it, e.g. {data_home / SPEC.filename}" in message
+    assert "delete" not in message and "Move it aside" not in message
+    assert names(data_home) == [SPEC.filename]
+
+
+def test_a_foreign_file_is_never_to_be_deleted_or_moved(data_home, tmp_path_factory):
+    notes = tmp_path_factory.mktemp("mine") / "notes.txt"
+    notes.write_text("my notes")
+    with pytest.raises(DataFileError, match="not a readable gzip file.*Check that it is") as info:
+        read_text(notes, SPEC)
+    assert "delete" not in str(info.value) and "Move it aside" not in str(info.value)
+    assert notes.read_text() == "my notes"
+
+
+def test_the_data_folders_damaged_copy_is_to_be_renamed_not_deleted(data_home):
+    (data_home / SPEC.filename).write_bytes(b"this is not gzip")
+    with pytest.raises(
+        DataFileError, match=r"Move it aside \(rename it, e.g. to tiny.txt.gz.bad\)"
+    ) as info:
+        fetch(SPEC, download=False)
+    assert "delete" not in str(info.value)
+
+
+def test_an_uncompressed_copy_of_the_right_text_says_how_to_compress_it(tmp_path):
+    plain = tmp_path / "tiny.txt"
+    plain.write_text(TEXT)
+    with pytest.raises(DataFileError, match=r"right text, but uncompressed.*python -m gzip"):
+        read_text(plain, SPEC)
+    assert plain.read_text() == TEXT
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda p: read_text(SPEC, p),
+            r"got the DataFile itself: the order is read_text\(path, spec\)",
+        ),
+        (
+            lambda p: read_text(p, "tiny.txt.gz"),
+            r"spec must be a DataFile such as ENG_FRA, got str",
+        ),
+        (lambda p: read_text(None, SPEC), "path must be a file path"),
+        (
+            lambda p: load_text(p),
+            r"load_text\(ENG_FRA\) gives the course's verified copy.*read_text\(",
+        ),
+        (lambda p: fetch(str(p)), r"fetch\(ENG_FRA\) gives the course's verified copy"),
+        (lambda p: fetch(SPEC, opener="https://example.invalid"), "opener must be a function"),
+    ],
+    ids=["swapped", "a name as spec", "None", "load_text of a path", "fetch of a path", "opener"],
+)
+def test_the_wrong_kind_of_argument_names_the_right_call(data_home, call, message):
+    with pytest.raises(TypeError, match=message):
+        call(data_home / SPEC.filename)
+
+
+def test_course_data_dir_naming_the_file_gives_its_folder(tmp_path, monkeypatch):
+    copy = tmp_path / ENG_FRA.filename
+    copy.write_bytes(b"")
+    monkeypatch.setenv("COURSE_DATA_DIR", str(copy))
+    with pytest.raises(
+        DataFileError,
+        match=re.escape(f"set it to the folder that holds the file, COURSE_DATA_DIR={tmp_path}"),
+    ):
+        data_dir()

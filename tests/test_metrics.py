@@ -5,6 +5,7 @@ import math
 
 import pytest
 import sacrebleu
+import torch
 
 from course_lib.metrics import (
     corpus_bleu,
@@ -191,3 +192,59 @@ def test_bad_groups_are_refused_with_the_fix(kwargs, error, match):
 def test_groups_need_a_bootstrap():
     with pytest.raises(ValueError, match=r"n_bootstrap=0.*e\.g\. n_bootstrap=1000"):
         corpus_chrf(GOOD, REFS, groups=DISTINCT)
+
+
+# -- the wrong kind of corpus, each named with its fix ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "hyp, ref, error, message",
+    [
+        ([[4, 5, 2]] * 3, REF, TypeError, r"hypotheses\[0\] is list of 3 int: token ids.*decode"),
+        (HYP, [REF], TypeError, r"sacrebleu's form \[references\].*references\[0\]"),
+        ([h.split() for h in HYP], REF, TypeError, r"lists of words: join each"),
+        (torch.tensor([[4, 5, 2]]), REF, TypeError, r"got token ids \(Tensor"),
+        (HYP, None, TypeError, "references must be a list of sentences .*got NoneType"),
+        (REF, ["i am <unk>", "he is", "you are"], ValueError, r"references\[0\] .* <unk>.*swapped"),
+    ],
+    ids=["ids", "sacrebleu's nesting", "words", "a tensor", "None", "decoded references"],
+)
+def test_corpora_that_are_no_lists_of_sentences_are_named(hyp, ref, error, message):
+    for score in (corpus_bleu, exact_match):
+        with pytest.raises(error, match=message):
+            score(hyp, ref)
+
+
+def test_a_model_output_with_unknown_words_is_a_fine_hypothesis():
+    assert corpus_bleu(["i am <unk>"], ["i am cold"]).score >= 0
+    assert corpus_bleu((h for h in HYP), iter(REF)).score == corpus_bleu(HYP, REF).score
+
+
+def test_corpora_of_different_lengths_say_one_each():
+    with pytest.raises(ValueError, match="3 hypotheses for 2 references: one each, in the same"):
+        corpus_chrf(HYP, REF[:2])
+
+
+def test_paired_bootstrap_checks_its_seed():
+    with pytest.raises(TypeError, match="seed must be an integer"):
+        paired_bootstrap(GOOD, WORSE, REFS, seed="1")
+
+
+def test_perplexity_takes_one_total_and_a_count():
+    assert perplexity(torch.tensor(3 * math.log(4)), torch.tensor(3)) == pytest.approx(4.0)
+    with pytest.raises(TypeError, match=r"one number, got Tensor \(3\).*losses.sum\(\).item\(\)"):
+        perplexity(torch.ones(3), 3)
+    with pytest.raises(TypeError, match=r"whole number of tokens, got 2.5.*perplexity\(total_nll"):
+        perplexity(12, 2.5)
+    with pytest.raises(TypeError, match="n_tokens must be a number, got str"):
+        perplexity(1.0, "3")
+
+
+def test_a_metric_name_in_the_wrong_case_gets_the_right_one():
+    with pytest.raises(ValueError, match=r"the case matters: metric='chrF'"):
+        paired_bootstrap(GOOD, WORSE, REFS, metric="chrf")
+
+
+def test_hypotheses_decoded_without_strip_are_refused():
+    with pytest.raises(ValueError, match=r"hypotheses\[1\] .* <pad>, <sos> or <eos>.*strip=False"):
+        corpus_bleu(["i am cold", "<sos> he is here <eos> <pad>"], ["i am cold", "he is here"])

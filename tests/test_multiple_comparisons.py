@@ -164,3 +164,22 @@ def test_what_is_not_a_family_of_p_values_is_refused(p_values, error, match):
 def test_significant_needs_a_level(alpha):
     with pytest.raises(ValueError, match="alpha"):
         significant([0.01], alpha=alpha)
+
+
+def test_comparisons_in_place_of_their_p_values_get_the_fix():
+    from course_lib.metrics import PairedComparison
+
+    comparison = PairedComparison("BLEU", 30.0, 28.0, 2.0, 0.5, 3.5, 0.01)
+    with pytest.raises(TypeError, match=r"holm\(\[c.p_value for c in comparisons\]\)"):
+        holm([comparison, comparison])
+    with pytest.raises(TypeError, match=r"one PairedComparison: wrap the family in a list"):
+        holm(comparison)
+    with pytest.raises(TypeError, match=r"c.p_value for name, c in comparisons.items"):
+        significant({"a": comparison})
+
+
+def test_a_tensor_p_value_gets_item():
+    import torch
+
+    with pytest.raises(TypeError, match=r"must be a number.*p.item\(\)"):
+        holm([torch.tensor(0.01), 0.2])

@@ -65,6 +65,114 @@ def test_tutorial_filter():
     assert tutorial_filter(pairs) == [pairs[0], pairs[3]]
 
 
+def test_tutorial_filter_of_raw_pairs_names_normalize():
+    raw = [("I am cold.", "J'ai froid."), ("He's here!", "Il est là !")]
+    with pytest.raises(ValueError, match=r"not normalised: e.g. 'I am cold.'.*normalize\(en\)"):
+        tutorial_filter(raw)
+    normalised = [(normalize(en), normalize(fr)) for en, fr in raw]
+    assert tutorial_filter(normalised) == [
+        ("i am cold", "j ai froid"),
+        ("he s here !", "il est la !"),
+    ]
+
+
+def test_tutorial_filter_of_french_english_pairs_names_the_order():
+    with pytest.raises(ValueError, match=r"\(french, english\).*for fr, en in pairs"):
+        tutorial_filter([("j ai froid", "i am cold"), ("va !", "go")])
+
+
+def test_tutorial_filter_keeping_nothing_of_normalised_pairs_is_no_error():
+    assert tutorial_filter([("go", "va !"), ("who ?", "qui ?")]) == []
+    assert tutorial_filter([]) == []
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, error, message",
+    [
+        ((["i am cold"],), {}, TypeError, "item 0 is str 'i am cold': single sentences"),
+        (("i am cold",), {}, TypeError, r"\(english, french\) sentence pairs, got str"),
+        (([("i am", "je suis")],), {"prefixes": "i am "}, TypeError, r"prefixes=\('i am ',\)"),
+        (([("i am", "je suis")],), {"prefixes": ()}, ValueError, "prefixes is empty"),
+        (([("i am", "je suis")],), {"prefixes": [1]}, TypeError, r"prefixes\[0\] must be"),
+        (([("i am", "je suis")],), {"max_words": 0}, ValueError, "max_words must be a positive"),
+    ],
+    ids=["sentences", "a string", "one prefix string", "no prefixes", "int prefix", "max_words 0"],
+)
+def test_tutorial_filter_says_what_it_takes(args, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        tutorial_filter(*args, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (("I am.", "Je suis."), r"each side of a pair: \(normalize\(en\), normalize\(fr\)\)"),
+        (["I am.", "He is.", "Go."], r"\[normalize\(s\) for s in sentences\]"),
+    ],
+    ids=["a pair", "a list"],
+)
+def test_normalize_of_several_sentences_says_how(text, message):
+    with pytest.raises(TypeError, match=message):
+        normalize(text)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (Path("eng-fra.txt.gz"), r"Read it first.*read_text\(path, ENG_FRA\)"),
+        (b"Go.\tVa !\n", r"got bytes: decode it, text.decode\('utf-8'\)"),
+        (None, "got NoneType"),
+    ],
+    ids=["a path", "bytes", "None"],
+)
+def test_parse_pairs_wants_the_text(text, message):
+    with pytest.raises(TypeError, match=message):
+        parse_pairs(text)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"path": False}, r"path must be the path .* got bool.*load_pairs\(\)"),
+        ({"reverse": "fr"}, r"reverse must be True .* got str 'fr'"),
+    ],
+    ids=["a bool as path", "a string as reverse"],
+)
+def test_load_pairs_checks_its_arguments(kwargs, message):
+    with pytest.raises(TypeError, match=message):
+        load_pairs(**kwargs)
+
+
+def test_load_pairs_of_a_folder_names_the_file_inside_and_deletes_nothing(tmp_path):
+    (tmp_path / "eng-fra.txt.gz").write_bytes(b"placeholder")
+    with pytest.raises(DataFileError, match=r"is a folder.*Pass the file inside it") as info:
+        load_pairs(tmp_path)
+    assert str(tmp_path / "eng-fra.txt.gz") in str(info.value)
+    assert "delete" not in str(info.value)
+    assert (tmp_path / "eng-fra.txt.gz").read_bytes() == b"placeholder"
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: split_pairs(["je suis", "il est", "va"]), TypeError, "single sentences"),
+        (lambda: sentence_groups([([4, 2], [5, 2])]), TypeError, "split the pairs before"),
+        (lambda: group_labels("ab"), TypeError, "got str"),
+        (lambda: split_pairs([("a", "b")] * 10, fractions=(80, 10, 10)), ValueError, "percentages"),
+        (lambda: split_pairs([("a", "b")] * 10, fractions=0.8), TypeError, r"\(0.8, 0.1, 0.1\)"),
+        (
+            lambda: split_pairs([("a", "b")] * 10, fractions=(0.8, "0.1", 0.1)),
+            TypeError,
+            r"holds str '0.1'",
+        ),
+    ],
+    ids=["sentences", "ids", "a string", "percentages", "one share", "a string share"],
+)
+def test_splits_and_groups_say_what_they_take(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
 def leaks(split):
     """Validation or test sentences (either side) that also occur in training."""
     seen = {(side, sentence) for pair in split.train for side, sentence in enumerate(pair)}
@@ -157,3 +265,11 @@ def test_the_docstring_examples_hold():
 
     result = doctest.testmod(course_lib.tatoeba)
     assert result.attempted >= 2 and result.failed == 0
+
+
+def test_group_labels_of_a_whole_split_names_its_parts():
+    split = split_pairs([(f"s{i}", f"t{i}") for i in range(10)], seed=0)
+    with pytest.raises(
+        TypeError, match=r"got a whole Split: pass one of its parts, e.g. split.test"
+    ):
+        group_labels(split)

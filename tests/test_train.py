@@ -346,9 +346,8 @@ def test_mixed_precision_is_inert_on_the_cpu():
 
 def test_outputs_that_would_broadcast_against_the_target_are_refused():
     x, y = torch.randn(8, 3), torch.randn(8, 3)
-    trainer = Trainer(
-        nn.Linear(3, 1), nn.MSELoss(), torch.optim.SGD(nn.Linear(3, 1).parameters(), lr=0.1), "cpu"
-    )
+    model = nn.Linear(3, 1)
+    trainer = Trainer(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1), "cpu")
     with pytest.raises(ValueError, match=r"output \(8, 1\) and the target \(8, 3\)"):
         trainer.evaluate(DataLoader(TensorDataset(x, y), batch_size=8))
 
@@ -389,3 +388,362 @@ def test_the_bar_shows_the_running_loss(capsys):
     make_trainer().fit(*toy_loaders(), epochs=1, seed=0, desc="bar")
     out = capsys.readouterr().out
     assert "loss=" in out and "val=" in out
+
+
+# -- the wrong kind of object, each named with its fix ---------------------------------------
+
+
+def linear_parts():
+    model = nn.Linear(3, 1)
+    return model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+@pytest.mark.parametrize(
+    "build, message",
+    [
+        (lambda m, f, o: (make_trainer(), f, o), r"model must be .* got Trainer. Pass its model"),
+        (lambda m, f, o: (nn.Linear, f, o), r"the class Linear \(not an instance.*Build one"),
+        (lambda m, f, o: (m, nn.MSELoss, o), r"the class MSELoss.*Create one: nn.MSELoss\(\)"),
+        (lambda m, f, o: (m, o, f), r"loss_fn must be .* got SGD. The order is Trainer\(model"),
+        (lambda m, f, o: (m, "mse", o), r"got str 'mse'. Pass e.g. nn.MSELoss\(\)"),
+        (lambda m, f, o: (m, f, m), r"optimizer must be .* got Linear. The order is"),
+        (lambda m, f, o: (m, f, torch.optim.Adam), r"the class Adam.*Adam\(model.parameters\(\)\)"),
+        (
+            lambda m, f, o: (m, f, warmup_inverse_sqrt(o, 5)),
+            r"got LambdaLR. This is a scheduler: pass its optimizer",
+        ),
+    ],
+    ids=[
+        "a Trainer as model",
+        "a model class",
+        "a loss class",
+        "optimizer and loss swapped",
+        "a loss name",
+        "a model as optimizer",
+        "an optimizer class",
+        "a scheduler as optimizer",
+    ],
+)
+def test_trainer_names_the_wrong_kind_of_argument(build, message):
+    with pytest.raises(TypeError, match=message):
+        Trainer(*build(*linear_parts()), device="cpu")
+
+
+def test_the_optimizer_of_another_model_is_refused():
+    """The model's cell run again, the optimizer's not: the old optimizer holds the old
+    model's weights, and training would leave the new model's unchanged."""
+    old_model, loss, optimizer = linear_parts()
+    model = nn.Linear(3, 1)  # the model's cell, run again
+    with pytest.raises(ValueError, match=r"none of the model's parameters.*Re-create the optim"):
+        Trainer(model, loss, optimizer, "cpu")
+
+
+def test_an_optimizer_over_some_of_the_models_parameters_is_accepted():
+    model = nn.Sequential(nn.Embedding(5, 3), nn.Linear(3, 1))
+    model[0].weight.requires_grad_(False)  # a frozen embedding
+    trainable = (p for p in model.parameters() if p.requires_grad)
+    Trainer(model, nn.MSELoss(), torch.optim.Adam(trainable), "cpu")
+    groups = [{"params": model[0].parameters(), "lr": 0.1}, {"params": model[1].parameters()}]
+    Trainer(model, nn.MSELoss(), torch.optim.Adam(groups, lr=0.01), "cpu")
+    Trainer(nn.Identity(), nn.MSELoss(), torch.optim.SGD([nn.Parameter(torch.zeros(1))]), "cpu")
+
+
+@pytest.mark.parametrize(
+    "scheduler, error, message",
+    [
+        (lambda o: torch.optim.lr_scheduler.ReduceLROnPlateau(o), ValueError, r"step it yourself"),
+        (lambda o: warmup_inverse_sqrt, TypeError, "got function"),
+        (lambda o: torch.optim.lr_scheduler.StepLR, TypeError, r"the class StepLR.*Create it"),
+    ],
+    ids=["on plateau", "a function", "a class"],
+)
+def test_trainer_checks_its_scheduler(scheduler, error, message):
+    model, loss, optimizer = linear_parts()
+    with pytest.raises(error, match=message):
+        Trainer(model, loss, optimizer, "cpu", scheduler=scheduler(optimizer))
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"device": "gpu"}, ValueError, r"device such as 'cpu', 'cuda' or 'cuda:1', got 'gpu'"),
+        ({"device": nn.MSELoss()}, TypeError, "device must be a device"),
+        ({"device": "cpu", "clip_grad_norm": "1"}, TypeError, "clip_grad_norm must be a number"),
+        ({"device": "cpu", "ignore_index": 0.5}, TypeError, r"ignore_index must be .* got float"),
+    ],
+    ids=["no such device", "a loss as device", "clip as a string", "a float ignore_index"],
+)
+def test_trainer_checks_its_options(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        Trainer(*linear_parts(), **kwargs)
+
+
+def test_a_gpu_that_is_not_there_is_refused_with_the_fix(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ValueError, match=r"device='cuda' asks for a CUDA GPU.*device='cpu'"):
+        Trainer(*linear_parts(), "cuda")
+
+
+def test_a_scheduler_passed_as_the_device_is_named():
+    model, loss, optimizer = linear_parts()
+    with pytest.raises(TypeError, match=r"got LambdaLR: pass the scheduler as scheduler="):
+        Trainer(model, loss, optimizer, warmup_inverse_sqrt(optimizer, 5))
+
+
+@pytest.mark.parametrize(
+    "loaders, kwargs, message",
+    [
+        (lambda tl, vl: (tl.dataset,), {}, r"got TensorDataset. Wrap it.*DataLoader\(dataset"),
+        (lambda tl, vl: (tl.dataset.tensors[0],), {}, r"got Tensor \(64, 3\).*TensorDataset"),
+        (lambda tl, vl: (tl.dataset.tensors,), {}, r"that is one batch; pass a list of batches"),
+        (lambda tl, vl: (tl, 10), {}, r"val_loader must be a DataLoader, got int. Did you mean"),
+        (lambda tl, vl: (iter(tl),), {"epochs": 2}, "an iterator.*used up after one pass"),
+        (lambda tl, vl: (tl, vl), {"on_epoch_end": "print"}, "on_epoch_end must be a function"),
+    ],
+    ids=["a dataset", "a tensor", "one batch", "epochs as val_loader", "an iterator", "hook"],
+)
+def test_fit_names_what_it_got_instead_of_batches(loaders, kwargs, message):
+    with pytest.raises(TypeError, match=message):
+        make_trainer().fit(*loaders(*toy_loaders()), progress=False, **kwargs)
+
+
+def test_an_iterator_of_batches_serves_one_epoch():
+    train, _ = toy_loaders()
+    make_trainer().fit(iter(train), epochs=1, progress=False)
+
+
+def test_evaluate_of_a_dataset_says_wrap_it():
+    with pytest.raises(TypeError, match=r"loader must be a DataLoader, got TensorDataset"):
+        make_trainer().evaluate(toy_loaders()[1].dataset)
+
+
+def test_the_end_of_epoch_hook_must_return_a_dict_or_none():
+    with pytest.raises(TypeError, match=r"on_epoch_end must return None or a dict.*got list"):
+        make_trainer().fit(toy_loaders()[0], progress=False, on_epoch_end=lambda t: ["bleu"])
+
+
+@pytest.mark.parametrize(
+    "loss_fn, error, message",
+    [
+        (nn.MSELoss(reduction="none"), ValueError, r"shape \(8, 1\), not one number"),
+        (lambda o, t: F.mse_loss(o, t).item(), TypeError, r"got float: return the loss itself"),
+        (lambda o, t: F.mse_loss(o, t).detach(), ValueError, r"no gradient.*detached it"),
+    ],
+    ids=["per-sample losses", "a float", "detached"],
+)
+def test_a_loss_that_cannot_train_is_refused(loss_fn, error, message):
+    model = nn.Linear(3, 1)
+    trainer = Trainer(model, loss_fn, torch.optim.SGD(model.parameters(), lr=0.1), "cpu")
+    with pytest.raises(error, match=message):
+        trainer.fit(toy_loaders()[0], progress=False)
+
+
+def test_batches_of_lists_are_refused_before_the_model_runs():
+    batches = [([[1.0, 2.0, 3.0]], [[1.0]])]
+    with pytest.raises(TypeError, match=r"input 0 is list of 1 list, not a tensor"):
+        make_trainer().fit(batches, progress=False)
+
+
+@pytest.mark.parametrize(
+    "inputs, message",
+    [
+        (lambda x, loader: (loader,), r"input 0 is DataLoader.*trainer.evaluate\(loader\)"),
+        (lambda x, loader: (x.numpy(),), r"NumPy array \(2, 3\).*torch.from_numpy"),
+        (lambda x, loader: (x.tolist(),), r"list of 2 list: convert it.*torch.tensor"),
+        (lambda x, loader: ((x,),), r"tuple of 1 Tensor: .*trainer.predict\(\*inputs\)"),
+    ],
+    ids=["a loader", "an array", "a list", "a tuple"],
+)
+def test_predict_takes_tensors(inputs, message):
+    x = torch.randn(2, 3)
+    with pytest.raises(TypeError, match=message):
+        make_trainer().predict(*inputs(x, toy_loaders()[1]))
+
+
+def test_a_model_moved_off_the_trainers_device_is_named():
+    trainer = make_trainer()
+    trainer.model.to("meta")
+    for call in (
+        lambda: trainer.fit(toy_loaders()[0], progress=False),
+        lambda: trainer.evaluate(toy_loaders()[1]),
+        lambda: trainer.predict(torch.randn(2, 3)),
+    ):
+        with pytest.raises(ValueError, match=r"the model is on meta, but this Trainer runs on cpu"):
+            call()
+
+
+def test_steps_at_a_learning_rate_of_0_are_reported():
+    train, _ = toy_loaders()  # 8 batches per epoch
+    trainer = make_trainer()
+    trainer.scheduler = warmup_cosine(trainer.optimizer, warmup=2, total=8)  # one epoch
+    with pytest.warns(UserWarning, match=r"17 of this fit's 24 .* total = epochs \* len"):
+        trainer.fit(train, epochs=3, progress=False)
+
+
+def test_a_cosine_that_ends_with_the_training_gives_no_warning():
+    import warnings
+
+    trainer = make_trainer()
+    trainer.scheduler = warmup_cosine(trainer.optimizer, warmup=2, total=16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        trainer.fit(toy_loaders()[0], epochs=2, progress=False)
+    assert trainer.learning_rates[-1] == 0.0  # its last step, at 0, is expected
+
+
+# -- checkpoints: a wrong path or another model's checkpoint destroys nothing ---------------
+
+
+def test_saving_to_a_folder_or_a_missing_folder_says_which(tmp_path):
+    trainer = make_trainer()
+    with pytest.raises(IsADirectoryError, match=r"is a folder: pass a file path inside it"):
+        trainer.save_checkpoint(tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"the folder .*nowhere does not exist: create"):
+        trainer.save_checkpoint(tmp_path / "nowhere" / "ckpt.pt")
+    with pytest.raises(TypeError, match="path must be a file path"):
+        trainer.save_checkpoint(trainer)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_saving_over_a_file_that_is_no_checkpoint_is_refused(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes")
+    with pytest.raises(FileExistsError, match="not a checkpoint.*would overwrite it"):
+        make_trainer().save_checkpoint(notes)
+    assert notes.read_text() == "my notes"
+
+
+def test_a_failed_save_leaves_the_earlier_checkpoint(tmp_path, monkeypatch):
+    path = tmp_path / "ckpt.pt"
+    make_trainer(seed=1).save_checkpoint(path)
+    make_trainer().save_checkpoint(path)  # saving again over a checkpoint is fine
+    before = path.read_bytes()
+
+    def full_disk(obj, f, *args, **kwargs):
+        f.write(b"half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(torch, "save", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        make_trainer(seed=1).save_checkpoint(path)
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["ckpt.pt"]
+
+
+@pytest.mark.parametrize(
+    "make, error, message",
+    [
+        (lambda d: d / "missing.pt", FileNotFoundError, r"no checkpoint at .*missing.pt"),
+        (lambda d: d, IsADirectoryError, r"is a folder: pass the checkpoint file inside it"),
+        (lambda d: d / "notes.txt", ValueError, r"not a checkpoint written by save_checkpoint"),
+        (lambda d: d / "weights.pt", ValueError, r"a model's state_dict.*load_state_dict"),
+    ],
+    ids=["missing", "a folder", "a text file", "a bare state_dict"],
+)
+def test_loading_what_is_no_checkpoint_says_what_it_is(tmp_path, make, error, message):
+    (tmp_path / "notes.txt").write_text("my notes")
+    torch.save(nn.Linear(3, 1).state_dict(), tmp_path / "weights.pt")
+    trainer = make_trainer()
+    before = [p.clone() for p in trainer.model.parameters()]
+    with pytest.raises(error, match=message):
+        trainer.load_checkpoint(make(tmp_path))
+    assert all(torch.equal(a, b) for a, b in zip(before, trainer.model.parameters(), strict=True))
+    assert (tmp_path / "notes.txt").read_text() == "my notes"
+
+
+def trained_checkpoint(tmp_path):
+    path = tmp_path / "ckpt.pt"
+    make_trainer().fit(toy_loaders()[0], epochs=1, seed=0, progress=False).save_checkpoint(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "build, message",
+    [
+        (lambda m: (nn.Linear(3, 2), None), r"another model or configuration.*\(1, 3\) saved"),
+        (lambda m: (m, torch.optim.Adam(m.parameters())), r"another optimizer.*Trainer's Adam"),
+    ],
+    ids=["another width", "another optimizer"],
+)
+def test_a_checkpoint_of_another_model_loads_nothing(tmp_path, build, message):
+    path = trained_checkpoint(tmp_path)
+    model, optimizer = build(nn.Linear(3, 1))
+    optimizer = optimizer or torch.optim.SGD(model.parameters(), lr=0.1)
+    trainer = Trainer(model, nn.MSELoss(), optimizer, "cpu")
+    before = [p.clone() for p in model.parameters()]
+    with pytest.raises(ValueError, match=message):
+        trainer.load_checkpoint(path)
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
+    assert trainer.losses == [] and optimizer.state_dict()["state"] == {}
+
+
+def test_a_scheduler_mismatch_loads_nothing(tmp_path):
+    path = trained_checkpoint(tmp_path)
+    trainer = scheduled_trainer(seed=5)
+    before = [p.clone() for p in trainer.model.parameters()]
+    with pytest.raises(ValueError, match="saved without a scheduler.*nothing was loaded"):
+        trainer.load_checkpoint(path)
+    assert all(torch.equal(a, b) for a, b in zip(before, trainer.model.parameters(), strict=True))
+
+
+# -- schedules ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "optimizer, message",
+    [
+        (lambda: nn.Linear(3, 1), r"got Linear. Pass the optimizer that trains it"),
+        (lambda: make_trainer(), r"got Trainer. Pass its optimizer: trainer.optimizer"),
+        (lambda: torch.optim.Adam, r"the class Adam.*Create it first"),
+    ],
+    ids=["a model", "a Trainer", "a class"],
+)
+def test_schedules_want_an_optimizer(optimizer, message):
+    with pytest.raises(TypeError, match=message):
+        warmup_inverse_sqrt(optimizer(), warmup=10)
+    with pytest.raises(TypeError, match=message):
+        warmup_cosine(optimizer(), warmup=10, total=100)
+
+
+def test_schedules_refuse_a_learning_rate_of_0():
+    optimizer = torch.optim.SGD(nn.Linear(3, 1).parameters(), lr=0.0)
+    with pytest.raises(ValueError, match=r"learning rate \(group 0\) is 0.0.*peak rate"):
+        warmup_inverse_sqrt(optimizer, warmup=10)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"warmup": 0.1, "total": 100}, ValueError, r"not a share of them.*int\(0.1 \* epochs"),
+        ({"warmup": 100, "total": 10}, ValueError, r"the order is warmup_cosine\(optimizer, war"),
+        ({"warmup": 10, "total": 100, "floor": "0"}, TypeError, r"floor must be a number"),
+        ({"warmup": 0.1 * 3000, "total": 3000}, ValueError, r"a whole number.*warmup=int\(300.0\)"),
+    ],
+    ids=["a warm-up share", "warmup and total swapped", "a string floor", "a float count"],
+)
+def test_warmup_cosine_names_the_slip(kwargs, error, message):
+    optimizer = torch.optim.SGD(nn.Linear(3, 1).parameters(), lr=0.1)
+    with pytest.raises(error, match=message):
+        warmup_cosine(optimizer, **kwargs)
+
+
+def test_evaluating_a_trainer_names_its_model():
+    from course_lib.train import evaluating
+
+    with pytest.raises(TypeError, match=r"got Trainer. Pass the Trainer's model"):
+        with evaluating(make_trainer()):
+            pass
+
+
+def test_a_model_returning_output_and_weights_is_named():
+    class WithWeights(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = nn.Linear(3, 1)
+
+        def forward(self, x):
+            return self.linear(x), None
+
+    model = WithWeights()
+    trainer = Trainer(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1), "cpu")
+    with pytest.raises(TypeError, match=r"returned tuple of 2 Tensor.*\(output, weights\)"):
+        trainer.fit(toy_loaders()[0], progress=False)

@@ -130,3 +130,159 @@ def test_every_pass_is_an_epoch_with_a_new_order():
 def test_bad_batches(pairs, batch_size, message):
     with pytest.raises(ValueError, match=message):
         PairBatches(pairs, batch_size)
+
+
+# -- the wrong kind of input: each mistake named, with its fix ------------------------------
+
+PAIRS = [("je suis content", "i am happy"), ("il est la", "he is here")]
+
+
+@pytest.mark.parametrize(
+    "sentences, message",
+    [
+        ("je suis content", r"got one str 'je suis content'.*Vocab\(\['je suis content'\]\)"),
+        (PAIRS, r"sentence pairs.*Vocab\(fr for fr, _ in pairs\).*Vocab\(en for _, en in pairs\)"),
+        ([[5, 6, EOS]], "token ids"),
+        (None, "got NoneType"),
+    ],
+    ids=["a string", "pairs", "token ids", "None"],
+)
+def test_vocab_wants_a_list_of_sentences(sentences, message):
+    with pytest.raises(TypeError, match=message):
+        Vocab(sentences)
+
+
+def test_vocab_of_a_used_up_generator_says_so():
+    french = (fr for fr, _ in PAIRS)
+    Vocab(french)  # the generator is now used up
+    with pytest.raises(ValueError, match="empty.*used up after one pass"):
+        Vocab(french)
+
+
+def test_vocab_that_would_hold_no_word_is_refused():
+    with pytest.raises(ValueError, match="hold no words"):
+        Vocab(["", "   "])
+    with pytest.raises(ValueError, match=r"min_freq=5 keeps no word.*occurs 2 time"):
+        Vocab(TRAIN, min_freq=5)
+
+
+@pytest.mark.parametrize(
+    "sentence, message",
+    [
+        (["i am cold", "i am hot"], r"\[vocab.encode\(s\) for s in sentences\]"),
+        (("je suis", "i am"), r"one side at a time.*src_vocab.encode\(fr\)"),
+        ([4, 5, EOS], r"token ids already.*vocab.decode\(ids\)"),
+        (None, "got NoneType"),
+    ],
+    ids=["a list of sentences", "a pair", "ids", "None"],
+)
+def test_encode_wants_one_sentence(sentence, message):
+    with pytest.raises(TypeError, match=message):
+        Vocab(TRAIN).encode(sentence)
+    with pytest.raises(TypeError, match=message):
+        Vocab(TRAIN).unknown_words(sentence)
+
+
+def test_encode_checks_max_tokens():
+    with pytest.raises(ValueError, match="max_tokens must be a positive integer"):
+        Vocab(TRAIN).encode("i am cold", max_tokens=0)
+
+
+@pytest.mark.parametrize(
+    "ids, error, message",
+    [
+        ("i am cold", TypeError, r"got str 'i am cold'.*vocab.encode\(sentence\)"),
+        (torch.tensor([[4, 5], [5, 4]]), ValueError, r"one sentence's ids.*\(2, 2\).*each row"),
+        (torch.rand(13), TypeError, r"scores or probabilities.*argmax\(-1\)"),
+        ([[4, 5], [5, 4]], TypeError, "decode one sentence at a time"),
+        ([4.0, 5.7], TypeError, "whole numbers"),
+        (None, TypeError, "got NoneType"),
+    ],
+    ids=["a string", "a batch", "scores", "nested lists", "floats", "None"],
+)
+def test_decode_wants_one_sentences_ids(ids, error, message):
+    with pytest.raises(error, match=message):
+        Vocab(TRAIN).decode(ids)
+
+
+def test_decode_takes_a_tensor_of_ids():
+    vocab = Vocab(TRAIN)
+    assert vocab.decode(torch.tensor(vocab.encode("i am cold"))) == "i am cold"
+
+
+@pytest.mark.parametrize(
+    "sequences, error, message",
+    [
+        ([], ValueError, "sequences is empty"),
+        ([5, 6, EOS], TypeError, r"one sentence's ids.*pad\(\[ids\]\)"),
+        (["i am cold"], TypeError, r"encode them first, pad\(\[vocab.encode\(s\)"),
+        ("i am cold", TypeError, "encode the sentence first"),
+        ([torch.tensor([1.0, 2.0])], TypeError, r"token ids are integers.*argmax"),
+        ([[1.5, 2.0]], TypeError, "token ids are integers"),
+        ([[5, 6], []], ValueError, r"sequences\[1\] is empty"),
+        (torch.tensor([5, 6, EOS]), TypeError, r"pad\(\[ids\]\)"),
+    ],
+    ids=["nothing", "flat ids", "strings", "a string", "float tensor", "floats", "empty", "1-D"],
+)
+def test_pad_says_what_it_takes(sequences, error, message):
+    with pytest.raises(error, match=message):
+        pad(sequences)
+
+
+def test_pad_value_must_be_an_id_and_tensors_are_padded_too():
+    with pytest.raises(TypeError, match="value must be an integer token id"):
+        pad([[5, 6], [7]], value=0.5)
+    assert pad([torch.tensor([5, 6]), [7]]).tolist() == [[5, 6], [7, PAD]]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((PAIRS, Vocab(TRAIN), [1]), r"tgt_vocab must be a Vocab, got list.*The order is"),
+        ((Vocab(TRAIN), Vocab(TRAIN), PAIRS), r"got a Vocab: the order is encode_pairs\(pairs,"),
+        ((["je suis content"], Vocab(TRAIN), Vocab(TRAIN)), "single sentences, not pairs"),
+        (([([4, 2], [5, 2])], Vocab(TRAIN), Vocab(TRAIN)), "encoded already"),
+        (("je suis", Vocab(TRAIN), Vocab(TRAIN)), "got str"),
+    ],
+    ids=["a list as vocabulary", "vocabulary first", "sentences", "ids", "a string"],
+)
+def test_encode_pairs_wants_sentence_pairs_and_two_vocabularies(args, message):
+    with pytest.raises(TypeError, match=message):
+        encode_pairs(*args)
+
+
+def test_encode_pairs_names_the_pair_with_an_empty_sentence():
+    fr, en = Vocab(fr for fr, _ in PAIRS), Vocab(en for _, en in PAIRS)
+    with pytest.raises(ValueError, match=r"pairs\[1\] = \('il est la', ''\).*empty sentence"):
+        encode_pairs([PAIRS[0], ("il est la", "")], fr, en)
+
+
+def test_encode_pairs_refuses_swapped_sides():
+    fr, en = Vocab(fr for fr, _ in PAIRS), Vocab(en for _, en in PAIRS)
+    assert len(encode_pairs(PAIRS, fr, en)) == 2
+    swapped = [(e, f) for f, e in PAIRS]
+    with pytest.raises(ValueError, match=r"\(target, source\), or the vocabularies are swapped"):
+        encode_pairs(swapped, fr, en)
+    with pytest.raises(ValueError, match="vocabularies are swapped"):
+        encode_pairs(PAIRS, en, fr)
+    encode_pairs([("le chat dort", "the cat sleeps")], fr, en)  # unknown words, not swapped
+
+
+@pytest.mark.parametrize(
+    "pairs, kwargs, error, message",
+    [
+        (PAIRS, {}, TypeError, r"holds sentences \(strings\): encode them first"),
+        (4, {}, TypeError, r"got int. The order is PairBatches\(pairs, batch_size\)"),
+        ([([5], [6, EOS])], {"generator": 0}, TypeError, r"torch.Generator\(\).manual_seed"),
+        ([[5, 6, EOS]], {}, TypeError, "item 0 is list of 3 int"),
+    ],
+    ids=["sentences", "swapped arguments", "a seed as generator", "ids without pairs"],
+)
+def test_pair_batches_want_encoded_pairs(pairs, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        PairBatches(pairs, 2, **kwargs)
+
+
+def test_pair_batches_take_a_generator_of_pairs_and_reiterate_it():
+    batches = PairBatches((p for p in [([5], [6, EOS]), ([7], [8, EOS])]), 2)
+    assert len(batches) == 1 and len(list(batches)) == len(list(batches)) == 1
