@@ -1,0 +1,337 @@
+"""The Trainer's argument checks: the wrong kind of object, a stale optimizer, a loader that is
+not one, a loss that cannot train, a checkpoint that does not fit -- each named in the user's
+words with the fix, before anything runs or is restored (package-private; see
+:mod:`course_lib.train`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from numbers import Real
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+from torch.optim.lr_scheduler import ReduceLROnPlateau
+from torch.utils.data import DataLoader, Dataset
+
+from course_lib._validate import (
+    check_type,
+    shape_str,
+    type_name,
+)
+
+_ORDER = "The order is Trainer(model, loss_fn, optimizer)"
+
+
+def _check_model(model: object) -> None:
+    if isinstance(getattr(model, "model", None), nn.Module):  # a Trainer, even a reloaded one
+        fix = "Pass its model, trainer.model, or keep training that Trainer: trainer.fit(...)"
+    elif isinstance(model, type):
+        fix = f"Build one first, model = {model.__name__}(...), and pass that"
+    elif isinstance(model, torch.optim.Optimizer):
+        fix = _ORDER
+    else:
+        fix = "Pass the model to train, e.g. nn.Linear(3, 1)"
+    check_type(model, "model", nn.Module, "a torch.nn.Module (the model to train)", fix)
+
+
+def _check_loss_fn(loss_fn: object) -> None:
+    what = "a loss function, loss_fn(output, target) -> scalar tensor"
+    if isinstance(loss_fn, type):  # a class is callable: nn.CrossEntropyLoss(output, target)
+        raise TypeError(
+            f"loss_fn must be {what}, got {type_name(loss_fn)}. Create one: "
+            f"{'nn.' if issubclass(loss_fn, nn.Module) else ''}{loss_fn.__name__}()"
+        )
+    if isinstance(loss_fn, torch.optim.Optimizer):
+        raise TypeError(f"loss_fn must be {what}, got {type_name(loss_fn)}. {_ORDER}")
+    if not callable(loss_fn):
+        raise TypeError(
+            f"loss_fn must be {what}, got {type_name(loss_fn)}. Pass e.g. nn.MSELoss() or "
+            "nn.CrossEntropyLoss()"
+        )
+
+
+def _check_optimizer(optimizer: object) -> None:
+    what = "a torch.optim optimizer"
+    if isinstance(optimizer, type):
+        fix = f"Create it on the model's parameters: {optimizer.__name__}(model.parameters())"
+    elif isinstance(optimizer, nn.Module):
+        fix = f"{_ORDER}, with optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)"
+    elif isinstance(optimizer, torch.optim.lr_scheduler.LRScheduler):
+        fix = "This is a scheduler: pass its optimizer here and the scheduler as scheduler="
+    else:
+        fix = "Create it on the model's parameters: torch.optim.Adam(model.parameters())"
+    check_type(optimizer, "optimizer", torch.optim.Optimizer, what, fix)
+
+
+def _check_same_parameters(model: nn.Module, optimizer: torch.optim.Optimizer) -> None:
+    """The optimizer must update this model: at least one of its parameters is the
+    model's (the same object). An optimizer over a subset (frozen layers) or in several
+    groups passes; the optimizer of an earlier model -- the model's cell run again, the
+    optimizer's not -- does not, since it would "train" for epochs without changing a
+    weight. A model without parameters has nothing to check."""
+    own = {id(p) for p in model.parameters()}
+    if not own:
+        return
+    held = [p for group in optimizer.param_groups for p in group["params"]]
+    if not any(id(p) in own for p in held):
+        raise ValueError(
+            f"the optimizer holds none of the model's parameters ({len(held)} tensors, none "
+            "of them the model's): it was built on another model -- e.g. the model's cell "
+            "was run again, which makes a new model, and the optimizer's was not. Re-create "
+            "the optimizer after the model: torch.optim.Adam(model.parameters())"
+        )
+
+
+def _check_scheduler(scheduler: object, optimizer: torch.optim.Optimizer) -> None:
+    if scheduler is None:
+        return
+    if isinstance(scheduler, type):
+        raise TypeError(
+            f"scheduler must be a learning-rate scheduler, got {type_name(scheduler)}. Create "
+            "it on the optimizer, e.g. warmup_inverse_sqrt(optimizer, warmup=100)"
+        )
+    if isinstance(scheduler, ReduceLROnPlateau):
+        raise ValueError(
+            "a ReduceLROnPlateau scheduler needs the validation loss, and the Trainer steps "
+            "its scheduler after every batch: do not pass it to the Trainer; step it "
+            "yourself after each epoch, scheduler.step(trainer.val_losses[-1])"
+        )
+    if not callable(getattr(scheduler, "step", None)):
+        raise TypeError(
+            f"scheduler must be a learning-rate scheduler (see course_lib.schedules), got "
+            f"{type_name(scheduler)}"
+        )
+    if getattr(scheduler, "optimizer", None) is not optimizer:
+        raise ValueError(
+            "the scheduler must be built on the same optimizer as the Trainer: create it "
+            "after the optimizer, on that one, e.g. warmup_inverse_sqrt(optimizer, warmup)"
+        )
+
+
+def _parse_device(device: object) -> torch.device:
+    if isinstance(device, bool) or not isinstance(device, (str, torch.device, int)):
+        fix = (
+            ": pass the scheduler as scheduler=..."
+            if callable(getattr(device, "step", None))
+            else ""
+        )
+        raise TypeError(
+            f"device must be a device such as 'cpu' or 'cuda', got {type_name(device)}{fix}"
+        )
+    try:
+        parsed = torch.device(device)
+    except RuntimeError as err:
+        raise ValueError(
+            f"device must be a device such as 'cpu', 'cuda' or 'cuda:1', got {device!r}"
+        ) from err
+    if parsed.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(
+            f"device={str(device)!r} asks for a CUDA GPU, but none is available here: pass "
+            "device='cpu', or leave device out to use default_device()"
+        )
+    return parsed
+
+
+def _check_number(value: object, name: str) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, Real)):
+        raise TypeError(f"{name} must be a number, got {type_name(value)}")
+
+
+def _check_ignore_index(ignore_index: object) -> None:
+    if ignore_index is not None and (
+        isinstance(ignore_index, bool) or not isinstance(ignore_index, (int, np.integer))
+    ):
+        raise TypeError(
+            f"ignore_index must be the padding id (an int, e.g. PAD) or None, got "
+            f"{type_name(ignore_index)}"
+        )
+
+
+def _check_loader(loader: object, name: str, passes: int) -> None:
+    """Batches ``(*inputs, target)`` to iterate ``passes`` times: a DataLoader, a
+    PairBatches, a list of batches -- not a dataset, a tensor or one batch."""
+    if isinstance(loader, Dataset):
+        shuffle = ", shuffle=True" if name == "train_loader" else ""
+        fix = f"Wrap it in batches: DataLoader(dataset, batch_size=32{shuffle})"
+        raise TypeError(f"{name} must be a DataLoader, got {type_name(loader)}. {fix}")
+    if isinstance(loader, (Tensor, np.ndarray)):
+        raise TypeError(
+            f"{name} must be a DataLoader of (*inputs, target) batches, got "
+            f"{type_name(loader)}: build one, DataLoader(TensorDataset(x, y), batch_size=32)"
+        )
+    one_batch = isinstance(loader, (tuple, list)) and len(loader) >= 2
+    if one_batch and all(isinstance(b, Tensor) for b in loader):
+        raise TypeError(
+            f"{name} must be batches (*inputs, target), got {type_name(loader)}: that is one "
+            f"batch; pass a list of batches, [{name}], or a DataLoader"
+        )
+    if isinstance(loader, (str, bytes, Real)) or not isinstance(loader, Iterable):
+        hint = (
+            f" Did you mean epochs={loader}? fit(train_loader, val_loader=None, epochs=1)"
+            if isinstance(loader, int) and name == "val_loader"
+            else ""
+        )
+        raise TypeError(f"{name} must be a DataLoader, got {type_name(loader)}.{hint}")
+    if passes > 1 and isinstance(loader, Iterator):
+        raise TypeError(
+            f"{name} is an iterator ({type_name(loader)}), which is used up after one pass: "
+            f"it would be read {passes} times. Pass a DataLoader or a list of batches"
+        )
+
+
+def _check_inputs(inputs: tuple) -> None:
+    """``predict``'s inputs: tensors (other arguments pass), not a loader or a list."""
+    for k, x in enumerate(inputs):
+        if isinstance(x, (DataLoader, Dataset)):
+            raise TypeError(
+                f"predict takes the model's input tensors, but input {k} is "
+                f"{type_name(x)}: pass the tensors, trainer.predict(test_source); for the "
+                "loss over a loader, trainer.evaluate(loader)"
+            )
+        if isinstance(x, np.ndarray):
+            raise TypeError(
+                f"predict takes tensors, but input {k} is a NumPy array {x.shape}: convert "
+                "it, torch.from_numpy(x).float()"
+            )
+        if isinstance(x, (list, tuple)):
+            fix = (
+                "pass them as separate arguments, trainer.predict(*inputs)"
+                if x and all(isinstance(t, Tensor) for t in x)
+                else "convert it to a tensor, torch.tensor(x)"
+            )
+            raise TypeError(f"predict takes tensors, but input {k} is {type_name(x)}: {fix}")
+
+
+def _check_batch_items(inputs: tuple, target) -> None:
+    """An epoch's first batch holds tensors, not lists of numbers."""
+    for name, item in [*((f"input {k}", x) for k, x in enumerate(inputs)), ("target", target)]:
+        if isinstance(item, (list, tuple)) and item and isinstance(item[0], (Real, list)):
+            raise TypeError(
+                f"the batch's {name} is {type_name(item)}, not a tensor: build the "
+                "batches from tensors, DataLoader(TensorDataset(torch.tensor(x), "
+                "torch.tensor(y)), batch_size=32)"
+            )
+
+
+def _check_loss(loss, train: bool) -> None:
+    """An epoch's first loss is one number, with a gradient when training."""
+    if not isinstance(loss, Tensor):
+        raise TypeError(
+            f"loss_fn must return a tensor, got {type_name(loss)}: return the loss "
+            "itself, not loss.item() or a float"
+        )
+    if loss.ndim != 0:
+        raise ValueError(
+            f"loss_fn returned a tensor of shape {shape_str(loss)}, not one number: "
+            "average it, with reduction='mean' (the losses' default) or loss.mean()"
+        )
+    if train and not loss.requires_grad:
+        raise ValueError(
+            "the loss has no gradient, so no weight can change: loss_fn detached it "
+            "(.item(), .detach(), torch.tensor(...), numpy), or every parameter of the "
+            "model is frozen (requires_grad=False)"
+        )
+
+
+def _explain_loss_error(err: Exception, output: object) -> None:
+    """Name the likely cause when the loss fails on a model's tuple output: a model that
+    returns ``(output, weights)`` (``need_weights=True``) trained as it is."""
+    if isinstance(output, (tuple, list)) and isinstance(err, (TypeError, AttributeError)):
+        raise TypeError(
+            f"loss_fn(output, target) failed because the model returned "
+            f"{type_name(output)}, not one output tensor: does its forward return "
+            "(output, weights)? Train it with need_weights=False, or make forward return the "
+            "prediction alone"
+        ) from err
+
+
+def _check_model_device(model: nn.Module, device: torch.device) -> None:
+    """The model is still on the Trainer's device (moving it off breaks the batches)."""
+    param = next(model.parameters(), None)
+    if param is None:
+        return
+    here = param.device
+    if here.type != device.type or (device.index is not None and here.index != device.index):
+        raise ValueError(
+            f"the model is on {here}, but this Trainer runs on {device} (the model "
+            "was moved after the Trainer was built): move it back, "
+            "trainer.model.to(trainer.device)"
+        )
+
+
+def _check_path(path: object) -> Path:
+    check_type(path, "path", (str, os.PathLike), "a file path (a str or Path)")
+    return Path(path)
+
+
+# -- checks of a checkpoint, before anything is restored ---------------------------------
+
+
+def _check_checkpoint(trainer: object, path: Path, state: object) -> None:
+    """Raise unless ``state`` restores into this Trainer entirely (checked first, as
+    ``load_state_dict`` copies the weights that fit before it reports the others)."""
+    keys = ("model", "optimizer", "scheduler", "losses", "val_losses", "learning_rates")
+    keys += ("seconds",)
+    if not isinstance(state, Mapping) or not all(k in state for k in keys):
+        bare = isinstance(state, Mapping) and all(isinstance(v, Tensor) for v in state.values())
+        raise ValueError(
+            f"{path} is not a Trainer checkpoint"
+            + (
+                ": it holds a model's state_dict; load it with "
+                "trainer.model.load_state_dict(torch.load(path))"
+                if bare and state
+                else f" (it holds {type_name(state)}): save one with save_checkpoint"
+            )
+        )
+    own, saved = trainer.model.state_dict(), state["model"]
+    missing = [k for k in own if k not in saved]
+    extra = [k for k in saved if k not in own]
+    resized = [
+        f"{k} {shape_str(saved[k])} saved, {shape_str(own[k])} here"
+        for k in own
+        if k in saved and saved[k].shape != own[k].shape
+    ]
+    if missing or extra or resized:
+        details = "; ".join(
+            f"{what}: {', '.join(names[:3])}{', ...' if len(names) > 3 else ''}"
+            for what, names in (
+                ("missing from the file", missing),
+                ("not in this model", extra),
+                ("other shapes", resized),
+            )
+            if names
+        )
+        raise ValueError(
+            f"{path} holds the weights of another model or configuration ({details}). "
+            "Build the model as the saved one was built; nothing was loaded"
+        )
+    if (state["scheduler"] is None) != (trainer.scheduler is None):
+        saved_with = "without" if state["scheduler"] is None else "with"
+        raise ValueError(
+            f"the checkpoint was saved {saved_with} a scheduler and this Trainer "
+            f"{'has' if trainer.scheduler is not None else 'has none'}: build the Trainer "
+            "as the saved one was built; nothing was loaded"
+        )
+    _check_saved_optimizer(trainer.optimizer, path, state["optimizer"])
+
+
+def _check_saved_optimizer(optimizer: torch.optim.Optimizer, path: Path, saved: object) -> None:
+    groups = optimizer.param_groups
+    saved_groups = saved.get("param_groups") if isinstance(saved, Mapping) else None
+    fits = isinstance(saved_groups, list) and len(saved_groups) == len(groups)
+    # another kind of optimizer has settings of its own on both sides (SGD's momentum,
+    # Adam's betas); another torch release only adds some on one side
+    fits = fits and all(
+        len(g["params"]) == len(s["params"])
+        and not (set(g) - set(s) - {"initial_lr"} and set(s) - set(g) - {"initial_lr"})
+        for g, s in zip(groups, saved_groups, strict=True)
+    )
+    if not fits:
+        raise ValueError(
+            f"{path} holds the state of another optimizer (another kind, or other "
+            f"parameter groups) than this Trainer's {type(optimizer).__name__}: "
+            "build the optimizer as the saved one was built; nothing was loaded"
+        )
