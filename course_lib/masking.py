@@ -81,7 +81,13 @@ def masked_softmax(
         weights of the same shape as ``scores``; every row sums to 1 or is all zeros.
     """
     if not isinstance(scores, Tensor) or scores.ndim < 1:
-        raise ValueError("scores must be a tensor (..., T, S)")
+        got = shape_str(scores) if isinstance(scores, Tensor) else type(scores).__name__
+        raise TypeError(f"scores must be a tensor (..., T, S), got {got}")
+    if not torch.is_floating_point(scores):
+        raise TypeError(
+            f"scores is {scores.dtype}, but a softmax needs floating-point scores: "
+            "convert them with scores.float()"
+        )
     if mask is not None and valid_lens is not None:
         raise ValueError("give either mask or valid_lens, not both")
     if valid_lens is not None:

@@ -183,6 +183,16 @@ _PICK = {
 
 
 def _weights_2d(weights, name: str = "weights") -> np.ndarray:
+    if (
+        isinstance(weights, tuple)
+        and len(weights) == 2
+        and all(isinstance(t, torch.Tensor) for t in weights)
+    ):
+        raise TypeError(
+            f"{name} is a pair of tensors, shapes {tuple(weights[0].shape)} and "
+            f"{tuple(weights[1].shape)}: an attention returns (output, weights); unpack it, "
+            "output, weights = attention(...), and pass the weights"
+        )
     w = to_numpy(weights).astype(float)
     if w.ndim == 3 and w.shape[0] == 1:
         w = w[0]

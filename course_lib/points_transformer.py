@@ -87,6 +87,11 @@ class SelfAttentionEncoderDecoder(nn.Module):
             "Build one: SelfAttentionEncoderDecoder(SelfAttentionConfig(d_model=8, ...)).",
         )
         c = self.config = config
+        if not isinstance(c.positional, bool):
+            raise TypeError(
+                f"positional must be True or False (add sinusoidal positions or not), got "
+                f"{c.positional!r}: SelfAttentionConfig(positional=False) for none"
+            )
         if c.start not in ("last", "origin"):
             raise ValueError(f"start must be 'last' or 'origin', got {c.start!r}")
         for name in ("n_features", "target_len", "max_len"):

@@ -199,9 +199,15 @@ def seq2seq_datasets(
         TypeError, ValueError: as :func:`split_source_target`, naming ``train_points`` or
             ``test_points``.
     """
-    train_source, train_target = split_source_target(
-        _points(train_points, "train_points"), source_len
-    )
+    train_points = _points(train_points, "train_points")
+    if isinstance(source_len, int) and 0 < train_points.shape[1] <= source_len:
+        raise ValueError(
+            f"train_points holds sequences of {train_points.shape[1]} points, too short to "
+            f"split at source_len={source_len}: pass the whole sequences (make_squares' "
+            "points), not a source and a target already split -- seq2seq_datasets splits "
+            "them itself"
+        )
+    train_source, train_target = split_source_target(train_points, source_len)
     test_source, test_target = split_source_target(_points(test_points, "test_points"), source_len)
     return (
         TensorDataset(train_source, train_target, train_target),

@@ -552,3 +552,20 @@ def test_tensors_that_require_grad_in_a_list_are_named_not_crashed_on():
 
     with pytest.raises(CheckFailed, match=r"should return a NumPy array \(or a tensor\)"):
         checks.check_inverse_transform(listed)
+
+
+def test_swapped_functions_and_results_are_named_as_swapped():
+    from course_lib.checks import check_ade_fde, check_kernel_weights
+    from course_lib.trajectories import ade_fde
+
+    def laplace_weights(diffs):
+        return torch.softmax(-diffs.abs(), dim=-1)
+
+    def boxcar_weights(diffs, half_width=0.5):
+        inside = (diffs.abs() < half_width).float()
+        return inside / inside.sum(-1, keepdim=True).clamp(min=1)
+
+    with pytest.raises(CheckFailed, match=r"boxcar weights: the two functions look swapped"):
+        check_kernel_weights(boxcar_weights, laplace_weights)
+    with pytest.raises(CheckFailed, match=r"you returned \(fde, ade\), swap them"):
+        check_ade_fde(lambda p, t: ade_fde(p, t)[::-1])

@@ -184,3 +184,16 @@ def test_an_experiment_the_checks_do_not_need_is_not_run(graded):
     assert points(rows["10_experiment"]) == ["1", "1", "1", "3"]
     assert rows["10_experiment"]["status"] == "graded"
     assert "1 other code cell(s)" in (out / "feedback" / "10_experiment.md").read_text()
+
+
+def test_grading_options_and_submissions_of_the_wrong_kind_are_named(tmp_path):
+    from course_lib.grading.assignment import load_assignment
+    from course_lib.grading.grade import Options, grade_submission
+
+    with pytest.raises(TypeError, match=r"timeout_s='60': expected a number of seconds"):
+        Options(timeout_s="60")
+    with pytest.raises(TypeError, match=r"submission must be a Submission.*got PosixPath"):
+        grade_submission(
+            tmp_path / "ada.ipynb",
+            load_assignment("exercises/02b_scoring_functions_exercises.ipynb"),
+        )

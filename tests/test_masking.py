@@ -127,6 +127,7 @@ def test_public_names():
 
     # combine_masks is a building block (of merge_masks and of MultiHeadAttention's masks)
     assert masking.__all__ == [
+        "MaskWarning",  # what a mask that is probably not meant warns with
         "masked_softmax",
         "padding_mask",
         "causal_mask",
@@ -158,3 +159,8 @@ def test_a_sliding_window_sees_the_last_few_keys_only():
     assert torch.equal(sliding_window_mask(5, 5), causal_mask(5))  # a window as long as T
     with pytest.raises(ValueError, match="window must be a positive integer"):
         sliding_window_mask(5, 0)
+
+
+def test_integer_scores_are_named_instead_of_a_kernel_error():
+    with pytest.raises(TypeError, match=r"scores is torch.int64.*scores.float\(\)"):
+        masked_softmax(torch.tensor([[1, 2, 3]]))

@@ -181,3 +181,13 @@ def test_label_every_must_be_an_integer():
 
     with pytest.raises(ValueError, match="label_every must be an integer"):
         attention_heatmap(torch.eye(2), label_every=1.5)
+
+
+def test_a_heatmap_of_the_output_weights_pair_says_unpack_it():
+    from course_lib.plots import attention_heatmap
+
+    pair = (torch.zeros(1, 3, 4), torch.full((1, 3, 5), 0.2))
+    with pytest.raises(
+        TypeError, match=r"weights is a pair of tensors.*output, weights = attention"
+    ):
+        attention_heatmap(pair)

@@ -163,3 +163,8 @@ def test_encode_and_decode_check_their_inputs():
         m.decode(torch.zeros(2, 1, 2), torch.zeros(2, 2, 2))
     with pytest.raises(ValueError, match="source has 3 features per step"):
         m.encode(torch.zeros(2, 2, 3))
+
+
+def test_positional_must_be_a_bool_not_chapter_7s_word():
+    with pytest.raises(TypeError, match=r"positional must be True or False.*got 'none'"):
+        SelfAttentionEncoderDecoder(SelfAttentionConfig(positional="none"))

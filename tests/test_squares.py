@@ -262,3 +262,14 @@ def test_plot_squares_explains_bad_arguments(change, message):
 def test_sequences_of_different_lengths_are_named_ragged():
     with pytest.raises(ValueError, match="points is a ragged list"):
         signed_area([np.zeros((4, 2)), np.zeros((3, 2))])
+
+
+def test_datasets_of_an_already_split_source_and_target_are_named():
+    from course_lib.squares import seq2seq_datasets
+
+    points, _ = make_squares(8, seed=0)
+    source, target = points[:, :2], points[:, 2:]
+    with pytest.raises(
+        ValueError, match=r"train_points holds sequences of 2 points.*whole sequences"
+    ):
+        seq2seq_datasets(source, target)

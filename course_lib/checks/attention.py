@@ -295,6 +295,11 @@ def _empty_window_case(g: torch.Generator) -> tuple[Tensor, float]:
     return diffs, half
 
 
+def _boxcar(diffs: Tensor, half: float) -> Tensor:
+    inside = (diffs.abs() < half).float()  # (T, S)
+    return inside / inside.sum(-1, keepdim=True).clamp(min=1)
+
+
 def check_kernel_weights(laplace_weights: Callable, boxcar_weights: Callable) -> None:
     """Check the Nadaraya-Watson weights of two kernels, from ``diffs`` ``(T, S)`` (query
     minus training input): ``laplace_weights(diffs)`` is the softmax of ``-|diffs|`` over the
@@ -328,12 +333,17 @@ def check_kernel_weights(laplace_weights: Callable, boxcar_weights: Callable) ->
                     "the softmax runs over the wrong axis: each "
                     "query's (row's) weights must sum to 1, so use dim=-1",
                 ),
+                (
+                    _boxcar(diffs, 0.5),
+                    "these are boxcar weights: the two functions look swapped; the order "
+                    "is check_kernel_weights(laplace_weights, boxcar_weights)",
+                ),
             ],
         )
     for diffs, half in windows:
         case = f"diffs of shape {shape_str(diffs.shape)}, half_width={half}"
         inside = (diffs.abs() < half).float()  # (T, S)
-        expected = inside / inside.sum(-1, keepdim=True).clamp(min=1)
+        expected = _boxcar(diffs, half)
         got = call_student(boxcar_weights, "boxcar_weights", diffs.clone(), half)
         if isinstance(got, Tensor) and torch.isnan(got).any():
             raise CheckFailed(

@@ -352,6 +352,7 @@ def check_ade_fde(ade_fde_fn: Callable) -> None:
         d = haversine(predicted, true)
         mistakes = [
             ((d.sum(1).mean(), fde), "ADE is a mean over the steps too, not their sum"),
+            ((fde, ade), "the order is (ade, fde): you returned (fde, ade), swap them"),
             ((ade, ade), "FDE is the error of the LAST step only: d[:, -1].mean()"),
             (
                 (ade, d[-1].mean()),

@@ -43,6 +43,12 @@ class Options:
     variant: int = 1
 
     def __post_init__(self) -> None:
+        t = self.timeout_s
+        if isinstance(t, bool) or not isinstance(t, (int, float)):
+            raise TypeError(
+                f"timeout_s={t!r}: expected a number of seconds, e.g. timeout_s=120 "
+                f"(got {type(t).__name__})"
+            )
         if not self.timeout_s > 0:
             raise ValueError(f"timeout_s={self.timeout_s!r}: expected a positive number of seconds")
         if isinstance(self.variant, bool) or not isinstance(self.variant, int) or self.variant < 1:
@@ -266,6 +272,14 @@ def grade_submission(
         assignment: the chapter's exercises.
         options: time limit, which cells, which unseen cases (default: ``Options()``).
     """
+    if not isinstance(submission, Submission):
+        raise TypeError(
+            f"submission must be a Submission (the file and the student's id), got "
+            f"{type(submission).__name__}: build one with Submission(student=..., path=...), "
+            "or collect(submissions, unpack_to) finds them in a folder"
+        )
+    if options is not None and not isinstance(options, Options):
+        raise TypeError(f"options must be an Options, got {type(options).__name__}")
     options = options or Options()
     start = time.perf_counter()
     cells, problem = read_cells(submission.path, assignment)
