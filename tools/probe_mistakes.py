@@ -318,6 +318,30 @@ def summary(outcomes: list[Outcome]) -> str:
     return "\n".join(lines)
 
 
+def header(argv: list[str]) -> str:
+    """When, where and how a record was made."""
+    import datetime
+    import platform
+
+    import torch
+
+    import course_lib
+
+    cpu = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError):
+        names = [x for x in Path("/proc/cpuinfo").read_text().splitlines() if "model name" in x]
+        cpu = names[0].split(":", 1)[1].strip() if names else cpu
+    return "\n".join(
+        [
+            f"# {' '.join(['python', *argv])}",
+            f"# {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, "
+            f"{cpu}, {os.cpu_count()} cores, {platform.platform()}",
+            f"# python {platform.python_version()}, torch {torch.__version__}, "
+            f"course_lib {course_lib.__version__}",
+        ]
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -332,7 +356,9 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     if args.record:
         args.record.parent.mkdir(parents=True, exist_ok=True)
-        args.record.write_text(text + "\n\n" + table(outcomes) + "\n", encoding="utf-8")
+        args.record.write_text(
+            header(sys.argv) + "\n\n" + text + "\n\n" + table(outcomes) + "\n", encoding="utf-8"
+        )
         print(f"\nrecorded in {args.record}")
     return 0 if passes(outcomes) else 1
 
