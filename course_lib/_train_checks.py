@@ -150,6 +150,17 @@ def _check_ignore_index(ignore_index: object) -> None:
         )
 
 
+def _check_mixed_precision(mixed_precision: object) -> None:
+    """A switch, True or False: ``bool("bf16")`` would switch it on whatever the string."""
+    if not isinstance(mixed_precision, (bool, np.bool_)):
+        raise TypeError(
+            f"mixed_precision must be True or False (a bool), got "
+            f"{type_name(mixed_precision)}. It is an on/off switch, not a dtype: "
+            "mixed_precision=True runs the forward passes in bfloat16 autocast on a GPU (and "
+            "does nothing on the CPU)"
+        )
+
+
 def _check_loader(loader: object, name: str, passes: int) -> None:
     """Batches ``(*inputs, target)`` to iterate ``passes`` times: a DataLoader, a
     PairBatches, a list of batches -- not a dataset, a tensor or one batch."""

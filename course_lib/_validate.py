@@ -287,7 +287,9 @@ def check_source(
         )
 
 
-def check_target(tgt_in: object, src: Tensor, vocab_size: int, *, max_len: int) -> None:
+def check_target(
+    tgt_in: object, src: Tensor, vocab_size: int, *, max_len: int, sos_id: int | None = None
+) -> None:
     """A translator's teacher-forcing input ``(B, T)``: token ids, one target per source
     sentence, at most ``max_len`` tokens (the positions decoding may use: a model trained
     on longer targets would be cut short when it translates)."""
@@ -302,6 +304,34 @@ def check_target(tgt_in: object, src: Tensor, vocab_size: int, *, max_len: int) 
             f"tgt_in has {tgt_in.shape[1]} tokens, more than max_len={max_len}, the target "
             "positions this model decodes: filter long pairs (Chapter 5 keeps pairs under "
             "10 words) or build the model with a larger max_len"
+        )
+    if sos_id is not None:
+        _warn_teacher_forcing(src, tgt_in, sos_id)
+
+
+def _warn_teacher_forcing(src: Tensor, tgt_in: Tensor, sos_id: int) -> None:
+    """Teacher forcing feeds ``<sos> y1 ... y_{T-1}``, and a source never holds ``<sos>``:
+    a target without it, or a source with it, is the wrong tensor in the wrong place."""
+    target_ok = bool((tgt_in[:, 0] == sos_id).all())
+    source_has_sos = bool((src[:, 0] == sos_id).any())
+    if source_has_sos and not target_ok:
+        warn_user(
+            "src starts with <sos> and tgt_in does not: src and tgt_in look swapped. The "
+            "order is model(src, tgt_in): the source sentences first, then the target that "
+            "starts with <sos> (batch.src, batch.tgt_in)",
+            UserWarning,
+        )
+    elif not target_ok:
+        warn_user(
+            "tgt_in does not start with <sos> in every row: teacher forcing feeds "
+            "<sos> y1 ... y_{T-1} and scores y1 ... y_T. Pass batch.tgt_in, not batch.tgt_out",
+            UserWarning,
+        )
+    elif source_has_sos:
+        warn_user(
+            "src starts with <sos>, which a source sentence never holds: is it a target "
+            "(tgt_in)? The order is model(src, tgt_in)",
+            UserWarning,
         )
 
 
@@ -417,9 +447,10 @@ def _user_stacklevel() -> int:
     return level
 
 
-def warn_user(message: str) -> None:
-    """A :class:`MaskWarning` shown at the user's line (once per line, Python's default)."""
-    warnings.warn(message, MaskWarning, stacklevel=_user_stacklevel())
+def warn_user(message: str, category: type[Warning] = MaskWarning) -> None:
+    """A warning (a :class:`MaskWarning` unless ``category`` says otherwise) shown at the
+    user's line (once per line, Python's default)."""
+    warnings.warn(message, category, stacklevel=_user_stacklevel())
 
 
 def _blocked(mask: Tensor) -> Tensor:

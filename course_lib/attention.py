@@ -161,6 +161,14 @@ class Attention(nn.Module):
     ) -> tuple[Tensor, Tensor | None]:
         value = key if value is None else value
         input_dim = self.q_proj.in_features
+        for name, t in (("query", query), ("key", key)):
+            if isinstance(t, Tensor) and t.ndim >= 2 and t.shape[-1] != input_dim:
+                default = " (input_dim defaults to proj_dim)" if input_dim == self.proj_dim else ""
+                raise ValueError(
+                    f"{name} has {t.shape[-1]} features per step, but this Attention was "
+                    f"built for input_dim={input_dim}{default}: give it inputs of that width, "
+                    f"or build it as Attention({self.proj_dim}, input_dim={t.shape[-1]})"
+                )
         value_dim = input_dim if self.v_proj is not None else None
         if not nested():
             check_attention_inputs(

@@ -80,9 +80,11 @@ class Source:
         if not isinstance(self.url, str) or "://" not in self.url:
             raise ValueError(f"url must be an address such as 'https://...', got {self.url!r}")
         if self.member is not None and (not isinstance(self.member, str) or not self.member):
+            got = "an empty string" if self.member == "" else repr(self.member)
             raise ValueError(
-                f"member must be the path of a file inside the zip archive, or None for a "
-                f"gzip copy of the text, got {self.member!r}"
+                f"member must be the path of a file inside the zip archive at {self.url}, "
+                f"e.g. member='data/eng-fra.txt', got {got}; leave member out (None) when "
+                f"the url serves a gzip copy of the text itself"
             )
 
 
@@ -117,7 +119,11 @@ class DataFile:
             )
         sources = (self.sources,) if isinstance(self.sources, Source) else tuple(self.sources)
         if not sources:
-            raise ValueError(f"{self.filename}: give at least one Source to download it from")
+            raise ValueError(
+                f"sources is empty: DataFile({self.filename!r}, ...) needs at least one "
+                f"Source to download it from, e.g. sources=(Source('https://.../"
+                f"{self.filename}'),)"
+            )
         for source in sources:
             if not isinstance(source, Source):
                 raise TypeError(

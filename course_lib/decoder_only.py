@@ -55,7 +55,7 @@ from course_lib.modern_block import RMSNorm, SwiGLU
 from course_lib.multihead import KeyValue, MultiHeadAttention
 from course_lib.positional import sinusoidal_encoding
 from course_lib.transformer import FeedForward
-from course_lib.vocab import PAD
+from course_lib.vocab import PAD, SOS
 
 __all__ = ["DecoderOnlyConfig", "DecoderOnlyCache", "DecoderOnlyTranslator"]
 
@@ -109,6 +109,9 @@ class DecoderOnlyConfig:
                 f"feed_forward must be one of {FEED_FORWARDS}, got {self.feed_forward!r}"
             )
         check_dropout(self.dropout)
+        for name in ("prefix_mask", "tie_embeddings"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
 
 
 class DecoderOnlyCache(NamedTuple):
@@ -283,7 +286,7 @@ class DecoderOnlyTranslator(nn.Module):
             check_source(
                 src, c.src_vocab, pad_id=PAD, max_len=c.max_src_len, max_name="max_src_len"
             )
-            check_target(tgt_in, src, c.tgt_vocab, max_len=c.max_len)
+            check_target(tgt_in, src, c.tgt_vocab, max_len=c.max_len, sos_id=SOS)
         with checked():
             logits, _, _ = self.step(tgt_in, self.init_cache(src))
         return (logits, None) if need_weights else logits

@@ -27,6 +27,8 @@ Outputs are ``(B, T)`` token ids without ``<sos>``; each row ends with ``<eos>``
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -233,6 +235,7 @@ def translate(
         one output sentence per input, stopped at ``<eos>``, without special tokens.
     """
     _check_sentences(sentences, model, src_vocab, tgt_vocab)
+    _check_decode(decode)
     check_positive_int(batch_size, "batch_size")
     device = next(model.parameters()).device
     out = []
@@ -276,4 +279,24 @@ def _check_sentences(sentences: object, model: object, src_vocab: object, tgt_vo
                 f"{name} has {len(vocab)} words but the model was built for {field}={size}: "
                 "pass the vocabularies the model was trained with (src_vocab for the "
                 "source language, tgt_vocab for the target), in that order"
+            )
+
+
+def _check_decode(decode: object) -> None:
+    """``decode`` must be callable as ``decode(model, src)``; a ``functools.partial`` is
+    checked for keywords its function does not take."""
+    if not callable(decode):
+        raise TypeError(
+            f"decode must be a function decode(model, src), got {type_name(decode)}: e.g. "
+            "decode=greedy_decode or decode=functools.partial(beam_search, beam_size=4)"
+        )
+    if isinstance(decode, functools.partial):
+        params = inspect.signature(decode.func).parameters
+        unknown = [k for k in decode.keywords if k not in params]
+        if unknown and not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+            name = getattr(decode.func, "__name__", "the function")
+            takes = [k for k, p in params.items() if p.kind is p.KEYWORD_ONLY]
+            raise TypeError(
+                f"decode=functools.partial({name}, {unknown[0]}=...): {name} has no argument "
+                f"{unknown[0]!r}; it takes {', '.join(takes)}"
             )

@@ -61,6 +61,12 @@ def _check_number(value, name: str, *, positive: bool = False) -> None:
         raise ValueError(f"{name} must be {'> 0' if positive else '>= 0'}, got {value!r}")
 
 
+def _is_negative(value) -> bool:
+    """A finite real number below 0 (NaN and infinities are refused by :func:`_check_number`)."""
+    real = (int, float, np.integer, np.floating)
+    return not isinstance(value, bool) and isinstance(value, real) and -np.inf < value < 0
+
+
 def _epoch(start: str, name: str = "start") -> float:
     """Unix seconds of ``"YYYY-mm-dd HH:MM:SS"`` read as UTC (the lecture used local time)."""
     fix = " (UTC), e.g. '2024-01-01 08:00:00'"
@@ -151,10 +157,21 @@ class CityConfig:
             values = getattr(self, name)
             if not isinstance(values, (tuple, list, np.ndarray)) or len(values) != len(MODES):
                 raise ValueError(f"{name} must hold one value per mode {MODES}, got {values!r}")
-            for value in values:
+            for mode, value in zip(MODES, values, strict=True):
+                if _is_negative(value):
+                    default = type(self).__dataclass_fields__[name].default
+                    raise ValueError(
+                        f"{name} must not be negative, got {name}={values!r}: its {mode} value "
+                        f"is {value!r}. Each mode's value must be >= 0 (the default is "
+                        f"{name}={default!r})."
+                    )
                 _check_number(value, name)
         if sum(self.mode_probs) <= 0:
-            raise ValueError(f"mode_probs must not all be 0, got {self.mode_probs!r}")
+            raise ValueError(
+                f"mode_probs must not all be 0, got {self.mode_probs!r}: they are the relative "
+                f"chances of the modes {MODES}, so at least one must be positive, e.g. "
+                "mode_probs=(0.4, 0.3, 0.3) (the default) or (0, 0, 1) for cars only."
+            )
         if not isinstance(self.stop_s, (tuple, list, np.ndarray)) or len(self.stop_s) != 2:
             raise ValueError(f"stop_s must be (shortest, longest) seconds, got {self.stop_s!r}")
         for value in self.stop_s:

@@ -50,7 +50,17 @@ def _lengths_mask(valid_lens: Tensor, scores: Tensor) -> Tensor:
     if torch.is_floating_point(lens) or lens.dtype == torch.bool:
         raise TypeError(f"valid_lens must hold integers, got {lens.dtype}")
     if lens.numel() and (lens.min() < 0 or lens.max() > S):
-        raise ValueError(f"valid_lens must lie in [0, S={S}], got {lens.tolist()}")
+        raise ValueError(
+            f"valid_lens holds how many keys each row may use: non-negative and at most "
+            f"S={S}, got {lens.tolist()}"
+        )
+    batch = tuple(scores.shape[: lens.ndim])
+    if lens.ndim in (scores.ndim - 2, scores.ndim - 1) and tuple(lens.shape) != batch:
+        raise ValueError(
+            f"valid_lens of shape {shape_str(lens)} does not fit scores {shape_str(scores)}: "
+            f"one length per sequence (B,) = ({batch[0]},) or per query (B, T); lengths of "
+            "another batch?"
+        )
     positions = torch.arange(S, device=scores.device)  # (S,)
     if lens.ndim == scores.ndim - 2:  # one length per sequence: (B,) for (B, T, S)
         return (positions >= lens[..., None])[..., None, :]  # (..., 1, S)
@@ -97,6 +107,13 @@ def masked_softmax(
             )
         mask = _lengths_mask(valid_lens, scores)
     if mask is not None:
+        lengths_like = isinstance(mask, Tensor) and not mask.is_floating_point()
+        if lengths_like and mask.dtype != torch.bool and mask.ndim == scores.ndim - 2:
+            raise TypeError(
+                f"mask of shape {shape_str(mask)} holds {mask.dtype} values, one per "
+                "sequence: lengths, not a mask. Pass them as valid_lens=, "
+                "masked_softmax(scores, valid_lens=lengths)"
+            )
         if not nested():
             check_mask(mask, scores.shape)
         if mask.dtype == torch.bool:
@@ -119,6 +136,11 @@ def padding_mask(x: Tensor, pad_id: int | None = None, total_length: int | None 
       ``pad_packed_sequence``'s).
     """
     if pad_id is not None:
+        if isinstance(pad_id, bool) or not isinstance(pad_id, int):
+            raise TypeError(
+                f"pad_id must be the integer id of <pad> (course_lib.vocab.PAD = 0), got "
+                f"{pad_id!r}: pass pad_id=PAD (from course_lib.vocab import PAD)"
+            )
         if x.ndim != 2:
             raise ValueError(f"tokens must be (B, S) to build a padding mask, got {shape_str(x)}")
         return x == pad_id

@@ -32,6 +32,7 @@ import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import NoReturn
 
 import numpy as np
 import sacrebleu
@@ -106,22 +107,25 @@ def _sentences(texts: object, name: str) -> list[str]:
     return texts
 
 
-def _check_corpus(hypotheses: object, references: object) -> tuple[list[str], list[str]]:
+def _check_corpus(
+    hypotheses: object, references: object, name: str = "hypotheses"
+) -> tuple[list[str], list[str]]:
     """Both corpora as lists of strings, one hypothesis per reference; references as
-    written, not decoded through a vocabulary."""
-    hypotheses = _sentences(hypotheses, "hypotheses")
+    written, not decoded through a vocabulary. ``name`` is the hypotheses' argument name."""
+    hypotheses = _sentences(hypotheses, name)
     references = _sentences(references, "references")
     if len(hypotheses) != len(references):
         raise ValueError(
-            f"{len(hypotheses)} hypotheses for {len(references)} references: one each, in "
-            "the same order"
+            f"{name} holds {len(hypotheses)} sentences but references holds "
+            f"{len(references)}: one hypothesis per reference, in the same order (translate "
+            "every test sentence, and score against the same references)"
         )
     if not hypotheses:
         raise ValueError("a score of an empty corpus is undefined")
     for k, hypothesis in enumerate(hypotheses):
         if "<" in hypothesis and any(w in _SPECIALS[:3] for w in hypothesis.split()):
             raise ValueError(
-                f"hypotheses[{k}] = {hypothesis!r} holds <pad>, <sos> or <eos>: it was decoded "
+                f"{name}[{k}] = {hypothesis!r} holds <pad>, <sos> or <eos>: it was decoded "
                 "with strip=False. Decode with vocab.decode(ids) (strip=True, the default), "
                 "which stops at <eos> and drops <pad> and <sos>"
             )
@@ -184,6 +188,9 @@ class CorpusScore:
     without bootstrap): the score is ``score +- ci``. ``resampled`` says what the bootstrap
     drew: ``"sentences"``, or ``"groups (672)"`` for a cluster bootstrap over 672 groups
     (``None`` without bootstrap).
+
+    Compare scores by their number: ``bleu.score > 30``. Ordering the objects themselves
+    (``bleu > 30``, ``max(scores)``) raises a TypeError that says so.
     """
 
     name: str  # "BLEU" or "chrF"
@@ -196,6 +203,36 @@ class CorpusScore:
     def __str__(self) -> str:
         interval = "" if self.ci is None else f" +- {self.ci:.1f}"
         return f"{self.name} {self.score:.1f}{interval}{_resampled_note(self.resampled)}"
+
+    def _refuse_order(self, other: object, op: str) -> NoReturn:
+        """``<``, ``>``, ``<=``, ``>=``: a TypeError saying to compare ``.score`` (Python's
+        own says only that the types cannot be compared)."""
+        mine = f"{self.name.lower()}.score"
+        if isinstance(other, CorpusScore):
+            fix = f"{mine} {op} other.score"
+            if other.name != self.name:
+                fix += f" (but {self.name} and {other.name} are on different scales)"
+        elif isinstance(other, Real):
+            fix = f"{mine} {op} {other!r}"
+        else:
+            fix = mine
+        raise TypeError(
+            f"a CorpusScore ({self}) cannot be compared with '{op}' against "
+            f"{type_name(other)}: it holds the number in .score (0..100) and its interval in "
+            f".ci. Compare the numbers, {fix}"
+        )
+
+    def __lt__(self, other: object) -> bool:
+        return self._refuse_order(other, "<")
+
+    def __le__(self, other: object) -> bool:
+        return self._refuse_order(other, "<=")
+
+    def __gt__(self, other: object) -> bool:
+        return self._refuse_order(other, ">")
+
+    def __ge__(self, other: object) -> bool:
+        return self._refuse_order(other, ">=")
 
 
 def _resampled_note(resampled: str | None) -> str:
@@ -339,8 +376,8 @@ def paired_bootstrap(
         ValueError: corpora of different lengths, an unknown ``metric``, fewer than 100
             ``n_samples``, bad ``groups``.
     """
-    hypotheses_a, references = _check_corpus(hypotheses_a, references)
-    hypotheses_b, _ = _check_corpus(hypotheses_b, references)
+    hypotheses_a, references = _check_corpus(hypotheses_a, references, "hypotheses_a")
+    hypotheses_b, _ = _check_corpus(hypotheses_b, references, "hypotheses_b")
     if metric not in _METRICS:
         close = [m for m in _METRICS if isinstance(metric, str) and m.lower() == metric.lower()]
         hint = f" (the case matters: metric={close[0]!r})" if close else ""

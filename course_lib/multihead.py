@@ -111,10 +111,16 @@ class MultiHeadAttention(nn.Module):
                 "head serves a group of num_heads / num_kv_heads query heads"
             )
         if d_model % num_heads != 0:
+            swapped = (
+                f" Swapped? The order is MultiHeadAttention(d_model, num_heads): "
+                f"MultiHeadAttention({num_heads}, {d_model})."
+                if num_heads % d_model == 0
+                else ""
+            )
             raise ValueError(
                 f"d_model={d_model} must be divisible by num_heads={num_heads}: each head gets "
                 f"d_model / num_heads features. Try num_heads in "
-                f"{[n for n in range(1, d_model + 1) if d_model % n == 0]}"
+                f"{[n for n in range(1, d_model + 1) if d_model % n == 0]}.{swapped}"
             )
         check_dropout(dropout)
         self.d_model, self.num_heads, self.num_kv_heads = d_model, num_heads, num_kv_heads
@@ -270,6 +276,12 @@ class MultiHeadAttention(nn.Module):
             self._check_inputs(query=query, key=key, value=value)
             B, T, S = query.shape[0], query.shape[1], key.shape[1]
             self.check_masks(B, T, S, attn_mask=attn_mask, key_padding_mask=key_padding_mask)
+        if positions is not None and not self.rotary:
+            raise ValueError(
+                "positions= is only read by rotary embedding, and this module was built "
+                "without it: build it with MultiHeadAttention(..., rotary=True), or drop "
+                "positions= (add positional encodings to the inputs instead)"
+            )
         if self.rotary and not (query is key and key is value):
             raise ValueError(
                 "rotary embedding rotates a sequence's queries and keys by their positions in "

@@ -31,7 +31,9 @@ def _values(p_values, name: str) -> tuple[list, list[float]]:
     """The keys (dict) or positions (sequence) of ``p_values`` and their values as floats."""
     if isinstance(p_values, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of p-values or a dict name -> p, got a string")
-    if isinstance(p_values, Real) or hasattr(p_values, "p_value"):
+    if hasattr(p_values, "p_value"):  # one PairedComparison from paired_bootstrap
+        raise TypeError(_one_comparison(p_values, name))
+    if isinstance(p_values, Real):
         raise TypeError(
             f"{name} must be a family of p-values (a list, or a dict name -> p), got one "
             f"{type(p_values).__name__}: wrap the family in a list, e.g. [p_1, p_2, p_3] (one "
@@ -63,6 +65,25 @@ def _values(p_values, name: str) -> tuple[list, list[float]]:
                 "comes from a test that could not run, so fix or drop that comparison"
             )
     return keys, [float(p) for p in values]
+
+
+def _one_comparison(comparison: object, name: str) -> str:
+    """The message for one comparison (not a family) passed as ``name``."""
+    got = f"got one {type(comparison).__name__}"
+    alone = (
+        "one comparison alone needs no adjustment: comparison.significant says whether its "
+        "95 % interval excludes 0, and comparison.p_value is its p-value"
+    )
+    if name == "adjusted":
+        return (
+            f"adjusted must be the adjusted p-values of a family of comparisons (what holm "
+            f"returns: a list, or a dict name -> p), {got}. Adjust the family's p-values "
+            f"first, significant(holm([c.p_value for c in comparisons])); {alone}"
+        )
+    return (
+        f"{name} must be a family of p-values (a list, or a dict name -> p), {got}. Pass "
+        f"the p-values of all the comparisons, holm([c.p_value for c in comparisons]); {alone}"
+    )
 
 
 def _fix(p: object) -> str:

@@ -182,7 +182,19 @@ _PICK = {
 }
 
 
+def _weights_not_none(weights, name: str = "weights") -> None:
+    """``None`` where attention weights belong: say where such a ``None`` comes from."""
+    if weights is None:
+        raise TypeError(
+            f"{name} is None, not a tensor of attention weights: whatever produced it returned "
+            "no weights -- a model without attention (attention='none'), a call without "
+            "need_weights=True, or a function of yours that forgot its return statement. "
+            "Pass the weights tensor itself."
+        )
+
+
 def _weights_2d(weights, name: str = "weights") -> np.ndarray:
+    _weights_not_none(weights, name)
     if (
         isinstance(weights, tuple)
         and len(weights) == 2
@@ -230,7 +242,8 @@ def attention_heatmap(
     Raises:
         ValueError: ``weights`` that are not one matrix (a batch, heads: the message says
             how to pick one), label counts that do not match it, ``label_every`` below 1.
-        TypeError: labels given as one str (a sentence: split it).
+        TypeError: ``weights`` None (a model without attention, or a missing ``return``);
+            labels given as one str (a sentence: split it).
 
     Warns about NaN weights and values outside the colour scale ``[0, vmax]`` (scores
     before the softmax).
@@ -276,10 +289,11 @@ def attention_heatmaps(
         ValueError: ``weights`` that are not ``(N, T, S)`` (for ``(B, Nh, T, S)`` the
             message says how to pick), empty, label or title counts that do not match,
             ``n_cols`` below 1.
-        TypeError: labels or titles given as one str.
+        TypeError: ``weights`` None; labels or titles given as one str.
 
     Warns about NaN weights and weights outside ``[0, 1]``.
     """
+    _weights_not_none(weights)
     w = to_numpy(weights).astype(float)
     if w.ndim != 3:
         hint = (

@@ -18,7 +18,13 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from course_lib._validate import check_positive_int, check_sequence, check_type, check_width
+from course_lib._validate import (
+    check_positive_int,
+    check_sequence,
+    check_type,
+    check_width,
+    type_name,
+)
 from course_lib.masking import causal_mask
 from course_lib.positional import PositionalEncoding
 from course_lib.transformer import TransformerDecoder, TransformerEncoder
@@ -138,8 +144,7 @@ class SelfAttentionEncoderDecoder(nn.Module):
     ) -> tuple[Tensor, dict | None]:
         """Predicted points ``(B, T, F)`` for decoder inputs ``(B, T, F)``, under a causal mask."""
         self._check_points(inputs, "inputs")
-        hint = ": pass the output of encode(source)"
-        check_width(memory, self.config.d_model, "memory", label="d_model", hint=hint)
+        self._check_memory(memory)
         h = self._embed(inputs, self.tgt_embed)
         mask = causal_mask(inputs.shape[1], device=inputs.device)  # (T, T), True above the diagonal
         h, weights = self.decoder(
@@ -150,6 +155,21 @@ class SelfAttentionEncoderDecoder(nn.Module):
             need_weights=need_weights,
         )
         return self.output(h), weights  # (B, T, D) -> (B, T, F)
+
+    def _check_memory(self, memory: Tensor) -> None:
+        """``memory`` must be the encoder's output ``(B, S, d_model)``, not ``encode``'s pair."""
+        d = self.config.d_model
+        what = f"the encoder's output, a torch.Tensor (B, S, d_model={d})"
+        if isinstance(memory, tuple) and len(memory) == 2 and isinstance(memory[0], Tensor):
+            second = "None" if memory[1] is None else type_name(memory[1])
+            raise TypeError(
+                f"memory must be {what}, got a tuple of 2 (a tensor {tuple(memory[0].shape)} and "
+                f"{second}): the (memory, weights) pair that encode returns. "
+                "Unpack it first: memory, _ = model.encode(source)."
+            )
+        check_type(memory, "memory", Tensor, what, "Pass memory, _ = model.encode(source).")
+        hint = ": pass the output of encode(source)"
+        check_width(memory, d, "memory", label="d_model", hint=hint)
 
     def _check_points(self, x: Tensor, name: str) -> None:
         """``x`` must be a float tensor ``(B, length, n_features)`` that fits ``max_len``."""

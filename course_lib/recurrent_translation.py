@@ -46,7 +46,7 @@ from course_lib._validate import (
 )
 from course_lib.seq2seq import Decoder
 from course_lib.seq2seq_attention import BahdanauDecoder
-from course_lib.vocab import PAD
+from course_lib.vocab import PAD, SOS
 
 __all__ = ["ATTENTION", "RecurrentConfig", "RecurrentState", "RecurrentTranslator"]
 
@@ -212,7 +212,9 @@ class RecurrentTranslator(nn.Module):
         """
         if not nested():
             check_source(src, self.config.src_vocab, pad_id=PAD)
-            check_target(tgt_in, src, self.config.tgt_vocab, max_len=self.config.max_len)
+            check_target(
+                tgt_in, src, self.config.tgt_vocab, max_len=self.config.max_len, sos_id=SOS
+            )
         with checked():
             cache = self.init_cache(src)
             logits, _, weights = self.step(tgt_in, cache, need_weights=need_weights)

@@ -53,9 +53,10 @@ def _check_optimizer(optimizer: object) -> None:
         lr = group["lr"]
         if isinstance(lr, Real) and not lr > 0:
             raise ValueError(
-                f"the optimizer's learning rate (group {k}) is {lr!r}: the schedule multiplies "
-                "it, so every step would have that rate. Give the optimizer the peak rate, "
-                "e.g. torch.optim.Adam(model.parameters(), lr=1e-3)"
+                f"the optimizer's learning rate (group {k}) is {lr!r}, but it must be "
+                "positive: the schedule multiplies it, so every step would have that rate. "
+                "Give the optimizer the peak rate, e.g. "
+                "torch.optim.Adam(model.parameters(), lr=1e-3)"
             )
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from course_lib._validate import checked
+from course_lib._validate import check_positive_int, checked
 from course_lib.attention import AdditiveAttention, Attention
 from course_lib.seq2seq import DecoderStep
 
@@ -91,6 +91,8 @@ class BahdanauDecoder(DecoderStep):
 
     def __init__(self, n_features: int, hidden_dim: int, attn_dim: int | None = None) -> None:
         super().__init__(n_features, hidden_dim)
+        if attn_dim is not None:
+            check_positive_int(attn_dim, "attn_dim")
         self.attention = AdditiveAttention(hidden_dim, hidden_dim, attn_dim=attn_dim or hidden_dim)
         self.gru = nn.GRU(n_features + hidden_dim, hidden_dim, batch_first=True)
         self.output = nn.Linear(hidden_dim, n_features)

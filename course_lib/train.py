@@ -38,6 +38,7 @@ from course_lib._train_checks import (
     _check_loader,
     _check_loss,
     _check_loss_fn,
+    _check_mixed_precision,
     _check_model,
     _check_model_device,
     _check_number,
@@ -144,8 +145,9 @@ class Trainer:
     Raises:
         TypeError: the wrong kind of object for an argument: a Trainer or a class where a
             model is expected, a loss class (``nn.CrossEntropyLoss`` instead of
-            ``nn.CrossEntropyLoss()``), a model or a scheduler where an optimizer is, ...
-            The message names the fix.
+            ``nn.CrossEntropyLoss()``), a model or a scheduler where an optimizer is, a
+            ``mixed_precision`` that is not True or False (a dtype name such as ``"bf16"``),
+            ... The message names the fix.
         ValueError: an optimizer that holds none of the model's parameters (built on
             another model), a scheduler on another optimizer or a ``ReduceLROnPlateau``
             (it needs the validation loss: step it yourself), a device that is not
@@ -182,6 +184,7 @@ class Trainer:
         if clip_grad_norm is not None and not clip_grad_norm > 0:
             raise ValueError(f"clip_grad_norm must be positive, got {clip_grad_norm}")
         _check_ignore_index(ignore_index)
+        _check_mixed_precision(mixed_precision)
         self.device = default_device() if device is None else _parse_device(device)
         self.model = model.to(self.device)
         if isinstance(loss_fn, nn.Module):  # its buffers (class weights) go along
@@ -496,9 +499,13 @@ class Trainer:
                 + (f", e.g. {path / found[0]} (it holds {', '.join(found)})" if found else "")
             )
         if not path.exists():
+            nearby = (
+                sorted(p.name for p in path.parent.glob("*.pt"))[:3] if path.parent.is_dir() else []
+            )
             raise FileNotFoundError(
-                f"no checkpoint at {path}: check the path, or save one first with "
-                "trainer.save_checkpoint(path)"
+                f"no checkpoint at {path}: the file does not exist. Check the path"
+                + (f" (its folder holds {', '.join(nearby)})" if nearby else "")
+                + ", or save one first with trainer.save_checkpoint(path)"
             )
         if not zipfile.is_zipfile(path):
             raise ValueError(

@@ -149,9 +149,22 @@ class Standardizer:
 
     Build it with :meth:`fit` on the training split; then :meth:`transform` any split and
     :meth:`inverse_transform` predictions. Statistics are over every axis but the last.
+    ``Standardizer(mean, std)`` builds one from statistics already computed.
+
+    Raises:
+        TypeError: ``mean`` or ``std`` not given (``Standardizer(train_x)`` or
+            ``Standardizer()``): :meth:`fit` is the way to compute them from data.
     """
 
-    def __init__(self, mean: np.ndarray, std: np.ndarray) -> None:
+    def __init__(self, mean: np.ndarray | None = None, std: np.ndarray | None = None) -> None:
+        missing = [name for name, value in (("mean", mean), ("std", std)) if value is None]
+        if missing:
+            raise TypeError(
+                f"Standardizer(mean, std) takes the statistics themselves, and got no "
+                f"{' and no '.join(missing)}. To compute them from the training data, call the "
+                "classmethod: scaler = Standardizer.fit(train_x) (not Standardizer(train_x), "
+                "nor Standardizer().fit(train_x)); then scaler.transform(x) for any split."
+            )
         self.mean, self.std = _as_array(mean, "mean"), _as_array(std, "std")
         if self.mean.ndim != 1 or self.mean.shape != self.std.shape:
             raise ValueError(

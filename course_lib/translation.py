@@ -33,11 +33,12 @@ from course_lib._validate import (
     checked,
     nested,
     shape_str,
+    warn_user,
 )
 from course_lib.masking import causal_mask
 from course_lib.positional import PositionalEncoding
 from course_lib.transformer import DecoderCache, TransformerDecoder, TransformerEncoder
-from course_lib.vocab import PAD
+from course_lib.vocab import PAD, SOS
 
 __all__ = ["TranslationConfig", "TranslationTransformer", "TranslationCache", "translation_loss"]
 
@@ -141,7 +142,7 @@ class TranslationTransformer(nn.Module):
         c = self.config
         if not nested():
             check_source(src, c.src_vocab, pad_id=PAD, max_len=c.max_len)
-            check_target(tgt_in, src, c.tgt_vocab, max_len=c.max_len)
+            check_target(tgt_in, src, c.tgt_vocab, max_len=c.max_len, sos_id=SOS)
         T = tgt_in.shape[1]
         with checked():
             memory, src_kpm, enc_weights = self.encode(src, need_weights=need_weights)
@@ -203,6 +204,15 @@ def translation_loss(
             f"logits {shape_str(logits)} must be (B, T, V) for a target (B, T) = "
             f"{shape_str(target)}"
         )
+    if logits.device.type == "cpu" and logits.is_floating_point():  # no GPU sync per batch
+        first = logits[0, 0]  # (V,): one row tells probabilities from logits
+        if bool(first.min() >= 0) and abs(float(first.sum()) - 1.0) < 1e-4:
+            warn_user(
+                "the logits given to translation_loss look like probabilities (a row is "
+                "non-negative and sums to 1): the loss applies log_softmax itself, so pass "
+                "the model's raw logits, without .softmax(-1)",
+                UserWarning,
+            )
     # (B, T, V) -> (B * T, V) and (B, T) -> (B * T,): one prediction per position
     return F.cross_entropy(
         logits.flatten(0, 1),

@@ -30,6 +30,7 @@ import torch
 from torch import Tensor
 
 from course_lib._validate import check_positive_int, check_type, type_name
+from course_lib.tatoeba import normalize
 
 __all__ = [
     "PAD",
@@ -168,7 +169,9 @@ class Vocab:
             TypeError: ``sentence`` is not one string (a list of them, a pair, ids).
             ValueError: an empty sentence, or one of more than ``max_tokens`` tokens
                 (counting ``<sos>``/``<eos>``) -- say which, so the caller can filter or
-                raise max_tokens.
+                raise max_tokens; or a sentence that is not normalised (capitals,
+                punctuation) whose unknown words :func:`~course_lib.tatoeba.normalize`
+                would make known.
         """
         _check_sentence(sentence)
         if max_tokens is not None:
@@ -177,12 +180,34 @@ class Vocab:
         if not words:
             raise ValueError(f"cannot encode an empty sentence ({sentence!r})")
         ids = [SOS] * sos + [self.index.get(w, UNK) for w in words] + [EOS] * eos
+        if UNK in ids:
+            self._check_normalised(sentence, words)
         if max_tokens is not None and len(ids) > max_tokens:
             raise ValueError(
                 f"{sentence!r} has {len(ids)} tokens, more than max_tokens={max_tokens}: "
                 "filter long sentences or raise max_tokens"
             )
         return ids
+
+    def _check_normalised(self, sentence: str, words: list[str]) -> None:
+        """Refuse a raw sentence (capitals, punctuation) whose unknown words normalising
+        would make known: without it they silently become ``<unk>``. Run only for a sentence
+        with an unknown word, so most sentences cost nothing more."""
+        normalised = normalize(sentence)
+        if normalised == sentence:
+            return
+        known = sum(w in self.index for w in words)
+        known_after = sum(w in self.index for w in normalised.split())
+        if known_after <= known:
+            return  # normalising would not help: a word the vocabulary truly lacks
+        unknown = [w for w in words if w not in self.index]
+        raise ValueError(
+            f"sentence {sentence!r} is not normalised: {len(unknown)} of its {len(words)} "
+            f"words ({', '.join(map(repr, unknown[:5]))}) are unknown to this vocabulary "
+            f"and would become <unk>, but its normalised form {normalised!r} has "
+            f"{known_after} known words. Normalise it first, vocab.encode(normalize(sentence)) "
+            "with normalize from course_lib.tatoeba (load_pairs gives normalised pairs)"
+        )
 
     def decode(self, ids: Iterable[int], *, strip: bool = True) -> str:
         """Words of token ids. ``strip`` stops at ``<eos>`` and drops ``<pad>``/``<sos>``.

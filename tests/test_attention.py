@@ -124,7 +124,7 @@ def test_attention_module_projections_and_masks():
     assert attention(q, k, need_weights=False)[1] is None
     projected = Attention(proj_dim=4, input_dim=3, proj_values=True)
     assert projected(q, k)[0].shape == (2, 2, 4)
-    with pytest.raises(ValueError, match=r"key must be \(\.\.\., length, 3\)"):
+    with pytest.raises(ValueError, match=r"key has 4 features per step.*input_dim=3: give"):
         attention(q, torch.randn(2, 5, 4))
 
 
@@ -229,3 +229,8 @@ def test_single_head_modules_name_the_mask_the_user_passed(module):
         layer(x, x, x, attn_mask=torch.zeros(3, 4, 4, dtype=torch.bool))
     with pytest.raises(ValueError, match=r"key_padding_mask blocks every key of row 1.*Polarity"):
         layer(x, x, x, key_padding_mask=torch.tensor([[False] * 4, [True] * 4]))
+
+
+def test_attention_names_input_dim_when_the_inputs_are_narrower_than_proj_dim():
+    with pytest.raises(ValueError, match=r"built for input_dim=4.*Attention\(4, input_dim=2\)"):
+        Attention(4)(torch.randn(2, 1, 2), torch.randn(2, 3, 2))

@@ -10,6 +10,7 @@ tensor, a list for a pair) pass.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import numpy as np
@@ -569,3 +570,67 @@ def test_swapped_functions_and_results_are_named_as_swapped():
         check_kernel_weights(boxcar_weights, laplace_weights)
     with pytest.raises(CheckFailed, match=r"you returned \(fde, ade\), swap them"):
         check_ade_fde(lambda p, t: ade_fde(p, t)[::-1])
+
+
+# --- known mistakes that a check names (held-out probe) -----------------------------------
+
+
+def test_multi_head_attention_without_out_proj_is_named():
+    def no_out_proj(query, key, value, mha, key_padding_mask):
+        d, h = mha.embed_dim, mha.num_heads
+        b, t, _ = query.shape
+        s = key.shape[1]
+        w_q, w_k, w_v = mha.in_proj_weight.chunk(3)
+        b_q, b_k, b_v = mha.in_proj_bias.chunk(3)
+        q = F.linear(query, w_q, b_q).view(b, t, h, d // h).transpose(1, 2)
+        k = F.linear(key, w_k, b_k).view(b, s, h, d // h).transpose(1, 2)
+        v = F.linear(value, w_v, b_v).view(b, s, h, d // h).transpose(1, 2)
+        scores = q @ k.transpose(-2, -1) / (d // h) ** 0.5
+        if key_padding_mask is not None:
+            scores = scores.masked_fill(key_padding_mask[:, None, None, :], float("-inf"))
+        w = scores.softmax(-1)
+        return (w @ v).transpose(1, 2).reshape(b, t, d), w.mean(1)
+
+    with pytest.raises(CheckFailed, match=r"output projection out_proj is missing.*mha\.out_proj"):
+        checks.check_multi_head_attention(no_out_proj)
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+def test_inverse_transform_without_the_mean_is_named_and_not_the_first_fix(variant):
+    from course_lib.geo import from_local
+
+    def no_mean(predicted, observed, mean, std):
+        return from_local(np.asarray(predicted) * std, observed[:, -1:, :2])
+
+    def first_fix(predicted, observed, mean, std):
+        return from_local(np.asarray(predicted) * std + mean, observed[:, :1, :2])
+
+    def cases():
+        return checks.unseen_cases(variant) if variant else contextlib.nullcontext()
+
+    with cases(), pytest.raises(CheckFailed, match=r"the mean was not added back.*\* std \+ mean"):
+        checks.check_inverse_transform(no_mean)
+    with cases(), pytest.raises(CheckFailed, match=r"added to the FIRST observed fix"):
+        checks.check_inverse_transform(first_fix)
+
+
+def test_a_valid_split_standardised_with_its_own_statistics_is_named():
+    from torch.utils.data import TensorDataset
+
+    from course_lib.trajectories import Standardizer, relative_metres
+
+    def make_datasets(train, valid):
+        def one(observed, future):
+            seen, ahead = relative_metres(observed, future)
+            scaler = Standardizer.fit(np.concatenate([seen, ahead], axis=1))
+            return TensorDataset(
+                torch.tensor(scaler.transform(seen), dtype=torch.float32),
+                torch.tensor(scaler.transform(ahead), dtype=torch.float32),
+            )
+
+        return one(*train), one(*valid)
+
+    with pytest.raises(
+        CheckFailed, match=r"valid split was standardised with its own mean and std.*training"
+    ):
+        checks.check_datasets(make_datasets)

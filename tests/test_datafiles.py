@@ -318,6 +318,21 @@ def test_malformed_sources_are_refused_where_they_are_written(build, error, mess
         build()
 
 
+def test_empty_sources_name_the_argument_and_show_a_source():
+    with pytest.raises(ValueError, match="sources is empty") as info:
+        DataFile(SPEC.filename, SPEC.sha256, ())
+    assert "at least one Source" in str(info.value)
+    assert f"Source('https://.../{SPEC.filename}')" in str(info.value)
+
+
+def test_an_empty_member_is_called_empty_and_the_gzip_case_is_named():
+    with pytest.raises(ValueError, match="member must be") as info:
+        Source(ZIP.url, member="")
+    message = str(info.value)
+    assert "got an empty string" in message
+    assert "leave member out (None)" in message and ZIP.url in message
+
+
 def test_sources_given_as_a_list_are_stored_as_a_tuple():
     assert DataFile(SPEC.filename, SPEC.sha256, [ZIP, MIRROR]).sources == (ZIP, MIRROR)
 

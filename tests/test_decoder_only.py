@@ -151,3 +151,8 @@ def test_config_sizes_that_cannot_work_are_named():
     with pytest.raises(ValueError, match=r"rotary.*d_model / num_heads = 6/2 = 3 must be even"):
         DecoderOnlyConfig(V, V, d_model=6, num_heads=2)
     DecoderOnlyConfig(V, V, d_model=6, num_heads=2, positions="sinusoidal")  # no rotation: fine
+
+
+def test_flags_must_be_booleans():
+    with pytest.raises(TypeError, match=r"prefix_mask must be True or False, got 'yes'"):
+        DecoderOnlyConfig(V, V, prefix_mask="yes")

@@ -199,3 +199,11 @@ def test_a_decoder_called_instead_of_passed_is_named_with_the_fix():
     vocab = Vocab(["a b c d e f g h"])
     with pytest.raises(TypeError, match=r"beam_search needs a model and src.*functools.partial"):
         translate(small("pre"), ["a b"], vocab, vocab, decode=beam_search(beam_size=4))
+
+
+def test_a_partial_with_a_misspelt_keyword_is_named():
+    from functools import partial
+
+    vocab = Vocab(["a b c d e f g h"])
+    with pytest.raises(TypeError, match=r"beam_search has no argument 'beam'; it takes beam_size"):
+        translate(small("pre"), ["a b"], vocab, vocab, decode=partial(beam_search, beam=4))

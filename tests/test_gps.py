@@ -132,7 +132,8 @@ def test_config_must_be_a_city_config_instance(config):
     [
         ({"mode_probs": (0.5, 0.5)}, r"mode_probs must hold one value per mode \('walk'"),
         ({"mode_probs": (0.0, 0.0, 0.0)}, "mode_probs must not all be 0"),
-        ({"cruise_sd": (0.25, -0.8, 2.0)}, "cruise_sd must be >= 0"),
+        ({"cruise_sd": (0.25, -0.8, 2.0)}, "cruise_sd must not be negative"),
+        ({"cruise_sd": (0.25, float("nan"), 2.0)}, "cruise_sd must be >= 0, got nan"),
         ({"gps_noise_m": -4.0}, "gps_noise_m must be >= 0"),
         ({"stop_s": (40.0, 10.0)}, r"stop_s must be \(shortest, longest\)"),
         ({"turn_memory_s": 0.0}, "turn_memory_s must be > 0"),
@@ -141,3 +142,21 @@ def test_config_must_be_a_city_config_instance(config):
 def test_city_config_refuses_values_the_simulation_cannot_use(changes, message):
     with pytest.raises(ValueError, match=message):
         CityConfig(**changes)
+
+
+def test_all_zero_mode_probs_say_one_must_be_positive():
+    with pytest.raises(ValueError) as info:
+        CityConfig(mode_probs=(0, 0, 0))
+    message = str(info.value)
+    assert "mode_probs must not all be 0, got (0, 0, 0)" in message
+    assert "at least one must be positive" in message
+    assert "mode_probs=(0.4, 0.3, 0.3)" in message
+
+
+def test_a_negative_per_mode_value_names_the_mode_and_the_default():
+    with pytest.raises(ValueError) as info:
+        CityConfig(cruise_mean=(1.4, -4.5, 8.5))
+    message = str(info.value)
+    assert "cruise_mean must not be negative" in message
+    assert "its bike value is -4.5" in message
+    assert "cruise_mean=(1.4, 4.5, 8.5)" in message

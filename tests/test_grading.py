@@ -164,6 +164,30 @@ def test_bad_arguments_say_what_to_give(tmp_path, capsys):
     assert f"SUBMISSIONS={missing} does not exist" in capsys.readouterr().err
 
 
+def test_an_empty_submissions_folder_is_an_error_not_zero_grades(tmp_path, capsys):
+    empty = tmp_path / "subs"
+    empty.mkdir()
+    args = ["--chapter", "02b", "--submissions", str(empty), "--out", str(tmp_path / "out")]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert f"SUBMISSIONS={empty} is empty" in err
+    assert "no submissions to grade" in err
+    assert ".ipynb notebooks" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_zip_of_only_lms_junk_is_an_error_naming_what_was_skipped(tmp_path, capsys):
+    archive = tmp_path / "class.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("__MACOSX/._ada.ipynb", "junk")
+        z.writestr(".DS_Store", "junk")
+    args = ["--chapter", "02b", "--submissions", str(archive), "--out", str(tmp_path / "out")]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert f"SUBMISSIONS={archive} holds only files an LMS or operating system adds" in err
+    assert "no submissions to grade" in err
+
+
 def test_review_tells_the_instructor_what_was_replaced(graded):
     out, _ = graded
     review = (out / "review.md").read_text()

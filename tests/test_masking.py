@@ -39,9 +39,9 @@ def test_masked_softmax_errors():
         masked_softmax(scores, torch.zeros(3, 4, 2, dtype=torch.bool))
     with pytest.raises(ValueError, match=r"\(B,\) or \(B, T\)"):
         masked_softmax(scores, valid_lens=torch.ones(2, 3, 4, dtype=torch.long))
-    with pytest.raises(ValueError, match=r"valid_lens must lie in \[0, S=4\]"):
+    with pytest.raises(ValueError, match=r"valid_lens holds .* non-negative and at most S=4"):
         masked_softmax(scores, valid_lens=torch.tensor([5, 1]))
-    with pytest.raises(ValueError, match=r"valid_lens must lie"):
+    with pytest.raises(ValueError, match=r"valid_lens holds .* non-negative"):
         masked_softmax(scores, valid_lens=torch.tensor([-1, 1]))
     with pytest.raises(TypeError, match="integers"):
         masked_softmax(scores, valid_lens=torch.tensor([1.0, 2.0]))
@@ -164,3 +164,15 @@ def test_a_sliding_window_sees_the_last_few_keys_only():
 def test_integer_scores_are_named_instead_of_a_kernel_error():
     with pytest.raises(TypeError, match=r"scores is torch.int64.*scores.float\(\)"):
         masked_softmax(torch.tensor([[1, 2, 3]]))
+
+
+def test_lengths_and_pad_ids_passed_the_wrong_way_are_named():
+    scores = torch.randn(2, 3, 5)
+    with pytest.raises(ValueError, match=r"valid_lens holds how many keys.*non-negative"):
+        masked_softmax(scores, valid_lens=torch.tensor([-1, 2]))
+    with pytest.raises(ValueError, match=r"valid_lens of shape \(3\) does not fit.*another batch"):
+        masked_softmax(scores, valid_lens=torch.tensor([2, 3, 4]))
+    with pytest.raises(TypeError, match=r"lengths, not a mask.*valid_lens=lengths"):
+        masked_softmax(scores, torch.tensor([2, 4]))  # d2l's positional valid_lens
+    with pytest.raises(TypeError, match=r"pad_id must be the integer id of <pad>.*got '<pad>'"):
+        padding_mask(torch.zeros(2, 3, dtype=torch.long), pad_id="<pad>")

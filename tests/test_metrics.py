@@ -103,7 +103,7 @@ def test_paired_bootstrap_finds_no_difference_in_noise():
 def test_paired_bootstrap_rejects_bad_arguments(kwargs, error):
     with pytest.raises(error):
         paired_bootstrap(GOOD, WORSE, REFS, **kwargs)
-    with pytest.raises(ValueError, match="one each"):
+    with pytest.raises(ValueError, match="one hypothesis per reference"):
         paired_bootstrap(GOOD, WORSE[:-1], REFS)
 
 
@@ -221,8 +221,41 @@ def test_a_model_output_with_unknown_words_is_a_fine_hypothesis():
 
 
 def test_corpora_of_different_lengths_say_one_each():
-    with pytest.raises(ValueError, match="3 hypotheses for 2 references: one each, in the same"):
+    with pytest.raises(ValueError, match="hypotheses holds 3 sentences but references holds 2"):
         corpus_chrf(HYP, REF[:2])
+
+
+def test_paired_bootstrap_names_the_system_of_the_wrong_length():
+    with pytest.raises(ValueError, match="hypotheses_b holds 199 sentences but references holds"):
+        paired_bootstrap(GOOD, WORSE[:-1], REFS)
+    with pytest.raises(ValueError, match="hypotheses_a holds 200 sentences but references holds"):
+        paired_bootstrap(GOOD, WORSE, REFS[:-1])
+    with pytest.raises(TypeError, match=r"hypotheses_b must be a list of sentences"):
+        paired_bootstrap(GOOD, "i am cold", REFS)
+
+
+@pytest.mark.parametrize(
+    "compare, fix",
+    [
+        (lambda s: s > 20, "bleu.score > 20"),
+        (lambda s: s <= 0.5, "bleu.score <= 0.5"),
+        (lambda s: s >= s, "bleu.score >= other.score"),
+        (lambda s: max([s, s]), "bleu.score > other.score"),
+    ],
+)
+def test_ordering_a_score_says_to_compare_its_number(compare, fix):
+    score = corpus_bleu(HYP, REF)
+    with pytest.raises(
+        TypeError, match=r"a CorpusScore \(BLEU [\d.]+\) cannot be compared"
+    ) as info:
+        compare(score)
+    assert "holds the number in .score" in str(info.value) and fix in str(info.value)
+
+
+def test_ordering_scores_of_two_metrics_warns_of_their_scales():
+    with pytest.raises(TypeError, match="BLEU and chrF are on different scales"):
+        _ = corpus_bleu(HYP, REF) < corpus_chrf(HYP, REF)
+    assert corpus_bleu(HYP, REF) == corpus_bleu(HYP, REF)  # equality is untouched
 
 
 def test_paired_bootstrap_checks_its_seed():

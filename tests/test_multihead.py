@@ -338,3 +338,13 @@ def test_decoding_steps_check_shapes_but_never_read_the_masks_values():
         2, 2, dtype=torch.bool
     )  # forward would refuse it; a step does not look
     mha.self_attention_step(x, cache, key_padding_mask=all_blocked)
+
+
+def test_swapped_sizes_and_ignored_positions_are_named():
+    with pytest.raises(
+        ValueError, match=r"Swapped\? The order is MultiHeadAttention\(d_model, num_heads\)"
+    ):
+        MultiHeadAttention(2, 8)  # the lecture's (n_heads, d_model) order
+    x = torch.randn(2, 5, 8)
+    with pytest.raises(ValueError, match=r"positions= is only read by rotary embedding"):
+        MultiHeadAttention(8, 2)(x, x, x, positions=torch.arange(5).expand(2, 5))

@@ -172,10 +172,23 @@ def test_comparisons_in_place_of_their_p_values_get_the_fix():
     comparison = PairedComparison("BLEU", 30.0, 28.0, 2.0, 0.5, 3.5, 0.01)
     with pytest.raises(TypeError, match=r"holm\(\[c.p_value for c in comparisons\]\)"):
         holm([comparison, comparison])
-    with pytest.raises(TypeError, match=r"one PairedComparison: wrap the family in a list"):
+    with pytest.raises(TypeError, match=r"one PairedComparison\. Pass the p-values of all"):
         holm(comparison)
     with pytest.raises(TypeError, match=r"c.p_value for name, c in comparisons.items"):
         significant({"a": comparison})
+
+
+def test_significant_of_one_comparison_says_to_adjust_with_holm_or_read_it():
+    from course_lib.metrics import PairedComparison
+
+    comparison = PairedComparison("BLEU", 30.0, 28.0, 2.0, 0.5, 3.5, 0.01)
+    with pytest.raises(TypeError, match=r"adjusted must be the adjusted p-values") as info:
+        significant(comparison)
+    message = str(info.value)
+    assert "significant(holm([c.p_value for c in comparisons]))" in message
+    assert "comparison.significant" in message
+    with pytest.raises(TypeError, match=r"got one float: wrap the family in a list"):
+        significant(0.01)
 
 
 def test_a_tensor_p_value_gets_item():

@@ -191,3 +191,15 @@ def test_a_heatmap_of_the_output_weights_pair_says_unpack_it():
         TypeError, match=r"weights is a pair of tensors.*output, weights = attention"
     ):
         attention_heatmap(pair)
+
+
+@pytest.mark.parametrize("draw", ["attention_heatmap", "attention_heatmaps"])
+def test_weights_that_are_none_say_where_none_comes_from(draw):
+    from course_lib import plots
+
+    with pytest.raises(TypeError) as info:
+        getattr(plots, draw)(None)
+    message = str(info.value)
+    assert "weights is None" in message
+    assert "attention='none'" in message
+    assert "return" in message

@@ -165,6 +165,21 @@ def test_encode_and_decode_check_their_inputs():
         m.encode(torch.zeros(2, 2, 3))
 
 
+@pytest.mark.parametrize("need_weights", [False, True])
+def test_encode_s_pair_given_as_memory_says_unpack_it(need_weights):
+    m = model()
+    source = torch.zeros(2, 2, 2)
+    pair = m.encode(source, need_weights=need_weights)
+    with pytest.raises(TypeError) as info:
+        m.decode(source[:, -1:], pair)
+    message = str(info.value)
+    assert "memory must be the encoder's output" in message
+    assert "got a tuple of 2 (a tensor (2, 2, 6)" in message
+    assert "memory, _ = model.encode(source)" in message
+    with pytest.raises(TypeError, match="memory must be .* got ndarray"):
+        m.decode(source[:, -1:], pair[0].detach().numpy())
+
+
 def test_positional_must_be_a_bool_not_chapter_7s_word():
     with pytest.raises(TypeError, match=r"positional must be True or False.*got 'none'"):
         SelfAttentionEncoderDecoder(SelfAttentionConfig(positional="none"))

@@ -93,3 +93,8 @@ def test_attention_decoder_matches_its_definition():
     scores = a.q_proj(query) @ a.k_proj(memory).transpose(1, 2) / 2**0.5
     torch.testing.assert_close(weights, scores.softmax(-1))
     torch.testing.assert_close(out, decoder.output(torch.cat([weights @ memory, query], -1)))
+
+
+def test_a_zero_attention_width_is_refused_not_replaced():
+    with pytest.raises(ValueError, match=r"attn_dim must be a positive integer, got 0"):
+        BahdanauDecoder(2, 4, attn_dim=0)

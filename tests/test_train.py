@@ -331,6 +331,19 @@ def test_ignore_index_averages_per_token_and_namedtuple_batches_work():
     assert trainer.evaluate(batches) == pytest.approx(per_token.item())
 
 
+@pytest.mark.parametrize("value", ["bf16", "float16", 1, torch.bfloat16, None])
+def test_mixed_precision_must_be_a_bool(value):
+    model = nn.Linear(3, 1)
+    with pytest.raises(TypeError, match=r"mixed_precision must be True or False \(a bool\)"):
+        Trainer(
+            model,
+            nn.MSELoss(),
+            torch.optim.SGD(model.parameters(), lr=0.1),
+            "cpu",
+            mixed_precision=value,
+        )
+
+
 def test_mixed_precision_is_inert_on_the_cpu():
     model = nn.Linear(3, 1)
     trainer = Trainer(
@@ -629,6 +642,18 @@ def test_a_failed_save_leaves_the_earlier_checkpoint(tmp_path, monkeypatch):
     assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["ckpt.pt"]
 
 
+def test_loading_a_misspelt_checkpoint_says_the_file_does_not_exist(tmp_path):
+    trainer = make_trainer()
+    trainer.save_checkpoint(tmp_path / "best.pt")
+    with pytest.raises(FileNotFoundError, match="the file does not exist") as info:
+        trainer.load_checkpoint(tmp_path / "bset.pt")
+    message = str(info.value)
+    assert "bset.pt" in message and "its folder holds best.pt" in message
+    with pytest.raises(FileNotFoundError, match="does not exist") as info:
+        trainer.load_checkpoint(tmp_path / "nowhere" / "best.pt")
+    assert "folder holds" not in str(info.value)
+
+
 @pytest.mark.parametrize(
     "make, error, message",
     [
@@ -708,6 +733,8 @@ def test_schedules_refuse_a_learning_rate_of_0():
     optimizer = torch.optim.SGD(nn.Linear(3, 1).parameters(), lr=0.0)
     with pytest.raises(ValueError, match=r"learning rate \(group 0\) is 0.0.*peak rate"):
         warmup_inverse_sqrt(optimizer, warmup=10)
+    with pytest.raises(ValueError, match=r"is 0.0, but it must be positive"):
+        warmup_cosine(optimizer, warmup=10, total=100)
 
 
 @pytest.mark.parametrize(

@@ -351,6 +351,18 @@ def test_a_scaler_is_not_fitted_on_nan_and_needs_a_positive_std():
         Standardizer(np.zeros(2), np.ones(3))
 
 
+@pytest.mark.parametrize(
+    ("args", "missing"), [((np.zeros((4, 5, 2)),), "got no std"), ((), "got no mean and no std")]
+)
+def test_the_constructor_called_with_data_points_at_fit(args, missing):
+    with pytest.raises(TypeError) as info:
+        Standardizer(*args)
+    message = str(info.value)
+    assert "Standardizer(mean, std) takes the statistics" in message
+    assert missing in message
+    assert "Standardizer.fit(train_x)" in message
+
+
 def test_features_need_a_standardizer():
     with pytest.raises(TypeError, match="scaler must be a Standardizer, got dict"):
         TrajectoryFeatures({"mean": 0.0, "std": 1.0})

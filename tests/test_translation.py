@@ -147,3 +147,27 @@ def test_the_three_translators_refuse_the_same_sources_and_targets(name):
         model(torch.tensor([[5, 6], [7, PAD]]), torch.full((3, 3), SOS))
     with pytest.raises(ValueError, match=r"^tgt_in has 17 tokens, more than max_len=16"):
         model(torch.tensor([[5, 6], [7, PAD]]), torch.full((2, 17), SOS))
+
+
+@pytest.mark.parametrize("name", list(_three_translators()))
+def test_teacher_forcing_inputs_in_the_wrong_place_warn(name):
+    model = _three_translators()[name]
+    src = torch.tensor([[5, 6, 7], [8, 9, PAD]])
+    tgt_in = torch.tensor([[SOS, 5, 6], [SOS, 7, PAD]])
+    tgt_out = torch.tensor([[5, 6, EOS], [7, EOS, PAD]])
+    with pytest.warns(UserWarning, match=r"tgt_in does not start with <sos>.*batch.tgt_out"):
+        model(src, tgt_out)
+    with pytest.warns(UserWarning, match=r"src and tgt_in look swapped"):
+        model(tgt_in, src)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model(src, tgt_in)  # the right order: no warning
+
+
+def test_the_loss_warns_when_given_probabilities():
+    logits = torch.randn(2, 3, V)
+    target = torch.randint(4, V, (2, 3))
+    with pytest.warns(UserWarning, match=r"look like probabilities.*without .softmax"):
+        translation_loss(logits.softmax(-1), target)

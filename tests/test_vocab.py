@@ -26,6 +26,26 @@ def test_encode_decode_round_trip_and_unknown_words():
     assert vocab.decode([vocab.index["i"], EOS, vocab.index["am"]]) == "i"  # stops at <eos>
 
 
+def test_a_raw_sentence_is_refused_with_normalize_as_the_fix():
+    vocab = Vocab(TRAIN)
+    with pytest.raises(ValueError, match="is not normalised") as info:
+        vocab.encode("I am cold.")
+    message = str(info.value)
+    assert "'I', 'cold.'" in message and "'i am cold'" in message
+    assert "vocab.encode(normalize(sentence))" in message
+    with pytest.raises(ValueError, match=r"pairs\[0\].*not normalised"):
+        encode_pairs([("I am cold.", "i am hot")], vocab, vocab)
+
+
+def test_normalised_or_unhelped_sentences_still_encode_unknown_words():
+    vocab = Vocab(TRAIN)
+    assert vocab.encode("i am very tired")[2:4] == [UNK, UNK]  # normalised already
+    assert vocab.encode("i am cold .")[3] == UNK  # normalising drops "." but adds no known word
+    assert vocab.encode("Very tired")[:2] == [UNK, UNK]  # normalised, still unknown
+    raw = Vocab(["I am Cold"])  # a vocabulary of raw text: its words are known as written
+    assert raw.decode(raw.encode("I am Cold")) == "I am Cold"
+
+
 def test_min_freq():
     vocab = Vocab(TRAIN, min_freq=2)
     assert vocab.words[4:] == ["am", "cold", "i"]

@@ -52,7 +52,7 @@ def _mha_variants(query, key, value, mha, mask):
     k = F.linear(key, w_k, b_k)
     v = F.linear(value, w_v, b_v)
 
-    def attend(split, scale, polarity=True, merge_transpose=True):
+    def attend(split, scale, polarity=True, merge_transpose=True, project=True):
         qh, kh, vh = split(q), split(k), split(v)  # (B, Nh, T|S, Dh)
         scores = qh @ kh.transpose(-2, -1) / scale  # (B, Nh, T, S)
         if mask is not None:
@@ -63,7 +63,8 @@ def _mha_variants(query, key, value, mha, mask):
         context = weights @ vh  # (B, Nh, T, Dh)
         if merge_transpose:
             context = context.transpose(1, 2)
-        return mha.out_proj(context.reshape(b, t, d)), weights.mean(1)
+        merged = context.reshape(b, t, d)  # (B, T, D)
+        return (mha.out_proj(merged) if project else merged), weights.mean(1)
 
     def no_transpose(x):
         return x.reshape(x.shape[0], nh, x.shape[1], d // nh)
@@ -80,6 +81,10 @@ def _mha_variants(query, key, value, mha, mask):
         "merging the heads without transposing back mixes steps: transpose (B, Nh, T, Dh) to "
         "(B, T, Nh, Dh) before reshaping to (B, T, D)": attend(
             lambda x: _heads(x, nh), math.sqrt(dh), merge_transpose=False
+        ),
+        "the output projection out_proj is missing: pass the merged heads (B, T, D) through "
+        "mha.out_proj (its weight and bias) before returning them": attend(
+            lambda x: _heads(x, nh), math.sqrt(dh), project=False
         ),
     }
 

@@ -15,6 +15,7 @@ __all__ = ["Submission", "collect", "read_cells"]
 
 # Folders and files an LMS export or an operating system adds, never a student's work.
 IGNORED = re.compile(r"^(__MACOSX|\..*|Thumbs\.db|desktop\.ini)$")
+IGNORED_WORDS = "__MACOSX, dot-files, Thumbs.db, desktop.ini"
 
 
 @dataclass(frozen=True)
@@ -39,9 +40,11 @@ def collect(submissions: Path, unpack_to: Path) -> list[Submission]:
 
     Raises:
         FileNotFoundError: ``submissions`` does not exist.
-        ValueError: it is neither a folder nor a zip file.
+        ValueError: it is neither a folder nor a zip file, or it holds no file to grade (an
+            empty folder or zip: the class's notebooks not unpacked or exported yet).
     """
-    submissions = Path(submissions)
+    given = submissions = Path(submissions)
+    skipped = False  # a file an LMS or operating system added, never a student's work
     if not submissions.exists():
         raise FileNotFoundError(
             f"SUBMISSIONS={submissions} does not exist: give the folder (or .zip) of the "
@@ -58,7 +61,10 @@ def collect(submissions: Path, unpack_to: Path) -> list[Submission]:
         with zipfile.ZipFile(submissions) as archive:
             for member in archive.infolist():
                 parts = Path(member.filename).parts
-                if member.is_dir() or any(IGNORED.match(p) or p == ".." for p in parts):
+                if member.is_dir():
+                    continue
+                if any(IGNORED.match(p) or p == ".." for p in parts):
+                    skipped = True
                     continue
                 target = folder.joinpath(*parts)
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -68,10 +74,31 @@ def collect(submissions: Path, unpack_to: Path) -> list[Submission]:
     found = []
     for path in sorted(submissions.rglob("*")):
         relative = path.relative_to(submissions)
-        if not path.is_file() or any(IGNORED.match(p) for p in relative.parts):
+        if not path.is_file():
+            continue
+        if any(IGNORED.match(p) for p in relative.parts):
+            skipped = True
             continue
         stem = relative.with_suffix("") if path.suffix == ".ipynb" else relative
         found.append(Submission(student="__".join(stem.parts), path=path))
+    if not found:
+        kind = "zip" if given.is_file() else "folder"
+        what = (
+            f"holds only files an LMS or operating system adds ({IGNORED_WORDS})"
+            if skipped
+            else f"is empty (a {kind} without a single file)"
+        )
+        fix = (
+            "check that this is the zip your LMS exported with the class's submissions"
+            if given.is_file()
+            else "put the class's notebooks in it (unpack your LMS's export there), or give "
+            "the exported .zip itself"
+        )
+        raise ValueError(
+            f"SUBMISSIONS={given} {what}: no submissions to grade. It should contain the "
+            "students' .ipynb notebooks, one file per student (or a folder per student, as "
+            f"an LMS exports them): {fix}"
+        )
     return sorted(found, key=lambda s: s.student)
 
 
