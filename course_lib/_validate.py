@@ -252,7 +252,14 @@ def check_tokens(tokens: object, name: str, vocab_size: int, *, values: bool = T
     if not isinstance(tokens, Tensor) or tokens.dtype != torch.long or tokens.ndim != 2:
         got = shape_str(tokens) if isinstance(tokens, Tensor) else type(tokens).__name__
         dtype = f" {tokens.dtype}" if isinstance(tokens, Tensor) else ""
-        raise TypeError(f"{name} must be a (B, length) long tensor of token ids, got {got}{dtype}")
+        hint = (
+            f": one sentence needs a batch axis, {name}[None]"
+            if isinstance(tokens, Tensor) and tokens.ndim == 1
+            else ""
+        )
+        raise TypeError(
+            f"{name} must be a (B, length) long tensor of token ids, got {got}{dtype}{hint}"
+        )
     if tokens.shape[1] == 0:
         raise ValueError(f"{name} is empty: every sentence needs at least one token")
     if values and tokens.numel() and (tokens.min() < 0 or tokens.max() >= vocab_size):
@@ -266,6 +273,7 @@ def check_source(
     pad_id: int,
     max_len: int | None = None,
     max_name: str = "max_len",
+    right_padded: bool = False,
 ) -> None:
     """A translator's source ``(B, S)``: token ids in the vocabulary, at most ``max_len``
     tokens, and no sentence that is all ``<pad>`` (every translator refuses one: it has
@@ -285,6 +293,16 @@ def check_source(
             "sentence needs a real token. Drop empty sentences before batching, and check "
             "that the rows were padded with <pad>, not filled with it."
         )
+    if right_padded:
+        pads = src == pad_id  # (B, S)
+        lengths = (~pads).sum(dim=1, keepdim=True)  # (B, 1)
+        tails = torch.arange(S, device=src.device)[None, :] >= lengths  # (B, S)
+        if not torch.equal(tails, pads):
+            raise ValueError(
+                "src must be right-padded, <pad> after each sentence's last token (as "
+                "course_lib.vocab.pad makes it): a row holds <pad> before or inside its "
+                "sentence (left padding?). Build the batch with pad([...])"
+            )
 
 
 def check_target(

@@ -23,8 +23,10 @@ from course_lib._validate import (
     check_attention_inputs,
     check_attn_mask,
     check_key_padding_mask,
+    check_positive_int,
     checked,
     nested,
+    warn_user,
 )
 from course_lib.masking import masked_softmax, merge_masks
 
@@ -56,6 +58,14 @@ def scaled_dot_product_attention(
     """
     if not nested():
         check_attention_inputs(query, key, value, attn_mask=attn_mask, dropout_p=dropout_p)
+        E = query.shape[-1]
+        if scale is not None and E > 1 and abs(scale - math.sqrt(E)) < 1e-6 * math.sqrt(E):
+            warn_user(
+                f"scale={scale:g} is sqrt(E) for E={E}: the scores are multiplied by scale, "
+                f"and the standard scaling divides by sqrt(E), scale=1 / sqrt(E) = "
+                f"{1 / math.sqrt(E):.4g} (the default, scale=None)",
+                UserWarning,
+            )
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = query @ key.transpose(-2, -1) * scale  # (..., T, E) @ (..., E, S) -> (..., T, S)
     with checked():
@@ -93,6 +103,8 @@ class AdditiveAttention(nn.Module):
 
     def __init__(self, query_dim: int, key_dim: int, attn_dim: int) -> None:
         super().__init__()
+        for name, size in (("query_dim", query_dim), ("key_dim", key_dim), ("attn_dim", attn_dim)):
+            check_positive_int(size, name)
         self.w_q = nn.Linear(query_dim, attn_dim, bias=False)
         self.w_k = nn.Linear(key_dim, attn_dim, bias=False)
         self.w_v = nn.Linear(attn_dim, 1, bias=False)
@@ -143,7 +155,9 @@ class Attention(nn.Module):
 
     def __init__(self, proj_dim: int, input_dim: int | None = None, proj_values: bool = False):
         super().__init__()
+        check_positive_int(proj_dim, "proj_dim")
         input_dim = proj_dim if input_dim is None else input_dim
+        check_positive_int(input_dim, "input_dim")
         self.proj_dim = proj_dim
         self.q_proj = nn.Linear(input_dim, proj_dim)
         self.k_proj = nn.Linear(input_dim, proj_dim)

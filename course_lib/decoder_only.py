@@ -207,7 +207,12 @@ class DecoderOnlyTranslator(nn.Module):
         c = self.config
         if not nested():
             check_source(
-                src, c.src_vocab, pad_id=PAD, max_len=c.max_src_len, max_name="max_src_len"
+                src,
+                c.src_vocab,
+                pad_id=PAD,
+                max_len=c.max_src_len,
+                max_name="max_src_len",
+                right_padded=True,
             )
         S = src.shape[1]
         pads = (src == PAD).sum(dim=1)  # (B,)
@@ -284,7 +289,12 @@ class DecoderOnlyTranslator(nn.Module):
         c = self.config
         if not nested():
             check_source(
-                src, c.src_vocab, pad_id=PAD, max_len=c.max_src_len, max_name="max_src_len"
+                src,
+                c.src_vocab,
+                pad_id=PAD,
+                max_len=c.max_src_len,
+                max_name="max_src_len",
+                right_padded=True,
             )
             check_target(tgt_in, src, c.tgt_vocab, max_len=c.max_len, sos_id=SOS)
         with checked():

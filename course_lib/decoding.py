@@ -36,7 +36,7 @@ from typing import Any, Protocol
 import torch
 from torch import Tensor
 
-from course_lib._validate import check_positive_int, check_type, shape_str, type_name
+from course_lib._validate import check_positive_int, check_type, shape_str, type_name, warn_user
 from course_lib.tatoeba import normalize
 from course_lib.train import evaluating
 from course_lib.vocab import EOS, PAD, SOS, Vocab, pad
@@ -105,6 +105,12 @@ def _check(model: Translator, src: Tensor, max_new_tokens: int, name: str) -> No
             fix = "encode and pad the sentences: pad([src_vocab.encode(s) for s in sentences])"
         raise TypeError(f"src must be a (B, S) long tensor of token ids, got {got}: {fix}")
     check_positive_int(max_new_tokens, "max_new_tokens")
+    if bool((src == SOS).any()):
+        warn_user(
+            "src holds <sos>, which the model never saw in a source: encode source "
+            "sentences without it, src_vocab.encode(s) (sos=False, the default)",
+            UserWarning,
+        )
     if max_new_tokens + 1 > model.max_len:
         raise ValueError(
             f"max_new_tokens={max_new_tokens} needs {max_new_tokens + 1} target positions "
@@ -290,6 +296,22 @@ def _check_decode(decode: object) -> None:
             f"decode must be a function decode(model, src), got {type_name(decode)}: e.g. "
             "decode=greedy_decode or decode=functools.partial(beam_search, beam_size=4)"
         )
+    try:
+        inspect.signature(decode).bind(None, None)
+    except TypeError:
+        bound = isinstance(decode, functools.partial) and decode.args
+        fix = (
+            f"bind the settings only, without the model: functools.partial("
+            f"{getattr(decode.func, '__name__', 'f')}, beam_size=4)"
+            if bound
+            else "write it as decode=lambda model, src: ..."
+        )
+        raise TypeError(
+            f"decode is called as decode(model, src), with two arguments, and this one "
+            f"cannot take them: {fix}"
+        ) from None
+    except ValueError:  # no signature to read (a builtin): let the call tell
+        pass
     if isinstance(decode, functools.partial):
         params = inspect.signature(decode.func).parameters
         unknown = [k for k in decode.keywords if k not in params]

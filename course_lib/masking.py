@@ -94,9 +94,14 @@ def masked_softmax(
         got = shape_str(scores) if isinstance(scores, Tensor) else type(scores).__name__
         raise TypeError(f"scores must be a tensor (..., T, S), got {got}")
     if not torch.is_floating_point(scores):
+        swapped = (
+            " It looks like a mask: the order is masked_softmax(scores, mask)."
+            if scores.dtype == torch.bool
+            else ""
+        )
         raise TypeError(
             f"scores is {scores.dtype}, but a softmax needs floating-point scores: "
-            "convert them with scores.float()"
+            f"convert them with scores.float().{swapped}"
         )
     if mask is not None and valid_lens is not None:
         raise ValueError("give either mask or valid_lens, not both")
@@ -135,6 +140,12 @@ def padding_mask(x: Tensor, pad_id: int | None = None, total_length: int | None 
       lengths; ``S``, the padded length, defaults to the longest (the name is
       ``pad_packed_sequence``'s).
     """
+    if pad_id is not None and total_length is not None:
+        raise ValueError(
+            "give pad_id (tokens (B, S) -> their mask) or total_length (lengths (B,) -> a "
+            "mask of that many columns), not both: padding_mask(tokens, pad_id=PAD) or "
+            "padding_mask(lengths, total_length=S)"
+        )
     if pad_id is not None:
         if isinstance(pad_id, bool) or not isinstance(pad_id, int):
             raise TypeError(
@@ -142,7 +153,15 @@ def padding_mask(x: Tensor, pad_id: int | None = None, total_length: int | None 
                 f"{pad_id!r}: pass pad_id=PAD (from course_lib.vocab import PAD)"
             )
         if x.ndim != 2:
-            raise ValueError(f"tokens must be (B, S) to build a padding mask, got {shape_str(x)}")
+            hint = (
+                ": these look like lengths (B,); for lengths use "
+                "padding_mask(lengths, total_length=S) instead of pad_id"
+                if x.ndim == 1
+                else ""
+            )
+            raise ValueError(
+                f"tokens must be (B, S) to build a padding mask, got {shape_str(x)}{hint}"
+            )
         return x == pad_id
     if x.ndim != 1:
         raise ValueError(f"lengths must be (B,), got {shape_str(x)}; for token ids pass pad_id=...")
@@ -215,5 +234,11 @@ def merge_masks(attn_mask: Tensor | None, key_padding_mask: Tensor | None) -> Te
         return combine_masks(attn_mask, None)
     if key_padding_mask.ndim != 2:
         raise ValueError(f"key_padding_mask must be (B, S), got {shape_str(key_padding_mask)}")
+    if isinstance(attn_mask, Tensor) and attn_mask.shape[-1] != key_padding_mask.shape[-1]:
+        raise ValueError(
+            f"key_padding_mask covers {key_padding_mask.shape[-1]} keys but attn_mask "
+            f"{attn_mask.shape[-1]} (its last axis): both masks describe the same keys S; "
+            f"attn_mask {shape_str(attn_mask)}, key_padding_mask {shape_str(key_padding_mask)}"
+        )
     kpm = key_padding_mask[:, None, :]  # (B, S) -> (B, 1, S): the same for every query
     return combine_masks(attn_mask, kpm)

@@ -366,6 +366,11 @@ class MultiHeadAttention(nn.Module):
         rotary embedding (default: ``past ... past + t - 1``)."""
         past = 0 if cache is None else cache.key.shape[2]
         if not nested():  # shapes only: a step runs once per decoded token
+            if isinstance(x, Tensor) and x.ndim == 2 and x.shape[-1] == self.d_model:
+                raise ValueError(
+                    f"x must be (B, t, d_model) with a time axis, got {shape_str(x)}: for the "
+                    "newest position keep the axis, x[:, -1:] rather than x[:, -1]"
+                )
             self._check_inputs(cache, x=x)
             B, t = x.shape[0], x.shape[1]
             self.check_masks(B, t, past + t, key_padding_mask=key_padding_mask, values=False)

@@ -39,6 +39,7 @@ from course_lib._validate import (
     checked,
     nested,
     shape_str,
+    type_name,
 )
 
 __all__ = ["Seq2SeqConfig", "Encoder", "DecoderStep", "Decoder", "EncoderDecoder"]
@@ -74,8 +75,8 @@ class Encoder(nn.Module):
 
     def __init__(self, n_features: int, hidden_dim: int) -> None:
         super().__init__()
-        self.n_features = n_features
-        self.hidden_dim = hidden_dim
+        self.n_features = check_positive_int(n_features, "n_features")
+        self.hidden_dim = check_positive_int(hidden_dim, "hidden_dim")
         self.gru = nn.GRU(n_features, hidden_dim, batch_first=True)
 
     def forward(self, source: Tensor) -> tuple[Tensor, Tensor]:
@@ -104,8 +105,8 @@ class DecoderStep(nn.Module):
 
     def __init__(self, n_features: int, hidden_dim: int) -> None:
         super().__init__()
-        self.n_features = n_features
-        self.hidden_dim = hidden_dim
+        self.n_features = check_positive_int(n_features, "n_features")
+        self.hidden_dim = check_positive_int(hidden_dim, "hidden_dim")
 
     def check_step(
         self,
@@ -286,9 +287,19 @@ class EncoderDecoder(nn.Module):
         outputs, weights = [], []
         for t in range(self.target_len):
             with checked():  # the mask's values were checked above, once
-                out, hidden, w = self.decoder(
+                result = self.decoder(
                     x, hidden, memory, memory_key_padding_mask=src_key_padding_mask
                 )
+            if not (isinstance(result, tuple) and len(result) == 3):
+                got = (
+                    f"a tuple of {len(result)}" if isinstance(result, tuple) else type_name(result)
+                )
+                raise TypeError(
+                    f"the decoder must return (out, hidden, weights) -- weights None without "
+                    f"attention -- as the library's decoders do; {type(self.decoder).__name__} "
+                    f"returned {got}: end its forward with return out, hidden, None"
+                )
+            out, hidden, w = result
             outputs.append(out)  # (B, 1, F)
             weights.append(w)  # (B, 1, S) or None
             teacher_forced = use_target and bool(torch.rand(()) < self.teacher_forcing_prob)

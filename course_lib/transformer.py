@@ -49,6 +49,15 @@ __all__ = [
 ADD_NORM = ("post", "pre", None)
 
 
+def _refuse(unknown: dict, module: str, renamed: dict[str, str]) -> None:
+    """A TypeError for keyword arguments ``module.forward`` does not take, naming the right
+    one where the user wrote another module's name for it."""
+    name = next(iter(unknown))
+    right = renamed.get(name)
+    fix = f": this module calls it {right}=" if right else ""
+    raise TypeError(f"{module} got an unexpected keyword argument {name!r}{fix}")
+
+
 class FeedForward(nn.Module):
     """Position-wise feed-forward network: two linear layers with a ReLU between them, for
     every step on its own; ``dropout`` acts on the ``d_ff`` hidden features, as in PyTorch."""
@@ -130,7 +139,10 @@ class EncoderLayer(_Layer):
         src_mask: Tensor | None = None,
         src_key_padding_mask: Tensor | None = None,
         need_weights: bool = False,
+        **unknown: object,
     ) -> tuple[Tensor, Tensor | None]:
+        if unknown:
+            _refuse(unknown, "EncoderLayer", {"mask": "src_mask"})
         if not nested():
             self._check_inputs(x=x)
             self.check_masks(x, src_mask, src_key_padding_mask)
@@ -331,7 +343,10 @@ class TransformerEncoder(_Stack):
         mask: Tensor | None = None,
         src_key_padding_mask: Tensor | None = None,
         need_weights: bool = False,
+        **unknown: object,
     ) -> tuple[Tensor, list[Tensor] | None]:
+        if unknown:  # nn.TransformerEncoder's name is mask, its layers' src_mask
+            _refuse(unknown, "TransformerEncoder", {"src_mask": "mask"})
         if not nested():
             first = self.layers[0]
             first._check_inputs(x=x)

@@ -30,6 +30,7 @@ from course_lib._validate import (
     check_positive_int,
     check_source,
     check_target,
+    check_type,
     checked,
     nested,
     shape_str,
@@ -197,6 +198,14 @@ def translation_loss(
             many batches, then divide by their tokens: a corpus's loss per token, and
             :func:`~course_lib.metrics.perplexity` from it).
     """
+    if isinstance(logits, tuple):
+        raise TypeError(
+            f"logits is a tuple of {len(logits)}: model(src, tgt_in, need_weights=True) "
+            "returns (logits, weights); unpack it, logits, weights = model(...), or call the "
+            "model without need_weights for the loss"
+        )
+    check_type(logits, "logits", Tensor, "a (B, T, V) tensor of the model's logits")
+    check_type(target, "target", Tensor, "a (B, T) tensor of token ids (batch.tgt_out)")
     if reduction not in ("mean", "sum"):
         raise ValueError(f"reduction must be 'mean' or 'sum', got {reduction!r}")
     if logits.ndim != 3 or logits.shape[:2] != target.shape:
@@ -205,6 +214,12 @@ def translation_loss(
             f"{shape_str(target)}"
         )
     if logits.device.type == "cpu" and logits.is_floating_point():  # no GPU sync per batch
+        if target.numel() and bool((target[:, 0] == SOS).all()):
+            warn_user(
+                "every target row starts with <sos>: that is the decoder's input, tgt_in. The "
+                "loss scores the next tokens, y1 ... y_T <eos>: pass batch.tgt_out",
+                UserWarning,
+            )
         first = logits[0, 0]  # (V,): one row tells probabilities from logits
         if bool(first.min() >= 0) and abs(float(first.sum()) - 1.0) < 1e-4:
             warn_user(

@@ -234,3 +234,13 @@ def test_single_head_modules_name_the_mask_the_user_passed(module):
 def test_attention_names_input_dim_when_the_inputs_are_narrower_than_proj_dim():
     with pytest.raises(ValueError, match=r"built for input_dim=4.*Attention\(4, input_dim=2\)"):
         Attention(4)(torch.randn(2, 1, 2), torch.randn(2, 3, 2))
+
+
+def test_sizes_and_a_scale_of_sqrt_e_are_named():
+    with pytest.raises(ValueError, match=r"attn_dim must be a positive integer, got 0"):
+        AdditiveAttention(4, 4, 0)
+    with pytest.raises(ValueError, match=r"proj_dim must be a positive integer, got 4.0"):
+        Attention(8 / 2)
+    q = torch.randn(1, 3, 4)
+    with pytest.warns(UserWarning, match=r"scale=2 is sqrt\(E\) for E=4.*1 / sqrt\(E\)"):
+        scaled_dot_product_attention(q, q, q, scale=2.0)

@@ -156,3 +156,9 @@ def test_config_sizes_that_cannot_work_are_named():
 def test_flags_must_be_booleans():
     with pytest.raises(TypeError, match=r"prefix_mask must be True or False, got 'yes'"):
         DecoderOnlyConfig(V, V, prefix_mask="yes")
+
+
+def test_a_left_padded_source_is_refused_like_the_recurrent_twin():
+    left = torch.tensor([[PAD, 5, 6], [7, 8, 9]])
+    with pytest.raises(ValueError, match=r"src must be right-padded.*left padding\?"):
+        small()(left, torch.full((2, 2), SOS))

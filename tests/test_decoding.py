@@ -207,3 +207,20 @@ def test_a_partial_with_a_misspelt_keyword_is_named():
     vocab = Vocab(["a b c d e f g h"])
     with pytest.raises(TypeError, match=r"beam_search has no argument 'beam'; it takes beam_size"):
         translate(small("pre"), ["a b"], vocab, vocab, decode=partial(beam_search, beam=4))
+
+
+def test_decoders_that_cannot_be_called_as_decode_model_src_are_named():
+    from functools import partial
+
+    model, vocab = small("pre"), Vocab(["a b c d e f g h"])
+    with pytest.raises(
+        TypeError, match=r"decode is called as decode\(model, src\).*lambda model, src"
+    ):
+        translate(model, ["a b"], vocab, vocab, decode=lambda src: greedy_decode(model, src))
+    with pytest.raises(TypeError, match=r"without the model: functools.partial\(beam_search"):
+        translate(model, ["a b"], vocab, vocab, decode=partial(beam_search, model, beam_size=2))
+    src = torch.tensor([[SOS, 5, 6]])
+    with pytest.warns(UserWarning, match=r"src holds <sos>"):
+        greedy_decode(model, src, max_new_tokens=3)
+    with pytest.raises(TypeError, match=r"one sentence needs a batch axis, src\[None\]"):
+        model.init_cache(src[0])

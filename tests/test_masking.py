@@ -176,3 +176,17 @@ def test_lengths_and_pad_ids_passed_the_wrong_way_are_named():
         masked_softmax(scores, torch.tensor([2, 4]))  # d2l's positional valid_lens
     with pytest.raises(TypeError, match=r"pad_id must be the integer id of <pad>.*got '<pad>'"):
         padding_mask(torch.zeros(2, 3, dtype=torch.long), pad_id="<pad>")
+
+
+def test_the_two_forms_of_padding_mask_and_merged_masks_are_kept_apart():
+    tokens = torch.tensor([[5, 6, 0], [7, 0, 0]])
+    with pytest.raises(ValueError, match=r"give pad_id .* or total_length .*, not both"):
+        padding_mask(tokens, pad_id=0, total_length=8)
+    with pytest.raises(
+        ValueError, match=r"these look like lengths.*total_length=S\) instead of pad_id"
+    ):
+        padding_mask(torch.tensor([2, 1]), pad_id=0)
+    with pytest.raises(ValueError, match=r"key_padding_mask covers 6 keys but attn_mask 5"):
+        merge_masks(causal_mask(5), padding_mask(torch.tensor([2, 4]), total_length=6))
+    with pytest.raises(TypeError, match=r"scores is torch.bool.*masked_softmax\(scores, mask\)"):
+        masked_softmax(causal_mask(5), torch.randn(5, 5))

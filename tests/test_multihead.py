@@ -348,3 +348,8 @@ def test_swapped_sizes_and_ignored_positions_are_named():
     x = torch.randn(2, 5, 8)
     with pytest.raises(ValueError, match=r"positions= is only read by rotary embedding"):
         MultiHeadAttention(8, 2)(x, x, x, positions=torch.arange(5).expand(2, 5))
+
+
+def test_a_step_without_its_time_axis_is_named():
+    with pytest.raises(ValueError, match=r"x\[:, -1:\] rather than x\[:, -1\]"):
+        MultiHeadAttention(8, 2).self_attention_step(torch.randn(2, 8), None)

@@ -191,3 +191,18 @@ def test_config_and_memory_mistakes_are_named():
         ValueError, match=r"looks like the encoder's final state.*memory, hidden = encoder"
     ):
         AttentionDecoder(2, 4)(source[:, -1:], final, final)
+
+
+def test_float_sizes_and_a_decoder_that_breaks_the_protocol_are_named():
+    with pytest.raises(ValueError, match=r"hidden_dim must be a positive integer, got 6.0"):
+        Encoder(2, 4 * 1.5)
+
+    class MyDecoder(Decoder):
+        def forward(self, x, hidden, memory=None, *, memory_key_padding_mask=None):
+            out, hidden = self.gru(x, hidden)
+            return self.output(out), hidden
+
+    with pytest.raises(
+        TypeError, match=r"must return \(out, hidden, weights\).*MyDecoder returned a tuple of 2"
+    ):
+        EncoderDecoder(Encoder(2, 4), MyDecoder(2, 4), target_len=2)(torch.randn(3, 4, 2))

@@ -309,3 +309,15 @@ def test_a_decoding_step_names_a_batch_that_was_not_encoded():
         decoder.step(torch.randn(3, 1, 8), cache)  # a whole batch decoded
     with pytest.raises(TypeError, match=r"cache must be the DecoderCache of init_cache"):
         decoder.step(torch.randn(1, 1, 8), torch.randn(1, 5, 8))
+
+
+def test_the_stack_and_layer_names_of_the_source_mask_are_told_apart():
+    x = torch.randn(2, 5, 8)
+    with pytest.raises(
+        TypeError, match=r"EncoderLayer got an unexpected keyword argument 'mask'.*src_mask="
+    ):
+        EncoderLayer(8, 2, 16)(x, mask=causal_mask(5))
+    with pytest.raises(
+        TypeError, match=r"TransformerEncoder .* 'src_mask': this module calls it mask="
+    ):
+        TransformerEncoder(8, 2, 16, 1)(x, src_mask=causal_mask(5))

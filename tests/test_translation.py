@@ -171,3 +171,13 @@ def test_the_loss_warns_when_given_probabilities():
     target = torch.randint(4, V, (2, 3))
     with pytest.warns(UserWarning, match=r"look like probabilities.*without .softmax"):
         translation_loss(logits.softmax(-1), target)
+
+
+def test_the_loss_names_a_pair_and_a_target_that_is_the_decoders_input():
+    model = small()
+    src = torch.tensor([[5, 6, 7]])
+    tgt_in = torch.tensor([[SOS, 5, 6]])
+    with pytest.raises(TypeError, match=r"logits is a tuple of 2.*unpack it"):
+        translation_loss(model(src, tgt_in, need_weights=True), tgt_in)
+    with pytest.warns(UserWarning, match=r"every target row starts with <sos>.*batch.tgt_out"):
+        translation_loss(model(src, tgt_in), tgt_in)
