@@ -20,6 +20,7 @@ from course_lib._validate import (
     check_type,
     shape_str,
     type_name,
+    warn_user,
 )
 
 _ORDER = "The order is Trainer(model, loss_fn, optimizer)"
@@ -100,9 +101,25 @@ def _check_scheduler(scheduler: object, optimizer: torch.optim.Optimizer) -> Non
             "yourself after each epoch, scheduler.step(trainer.val_losses[-1])"
         )
     if not callable(getattr(scheduler, "step", None)):
+        fix = ""
+        if callable(scheduler):  # a function: the schedule's maker, or its lr_lambda
+            name = getattr(scheduler, "__name__", "")
+            if name == "warmup_cosine":
+                build = "warmup_cosine(optimizer, warmup, total)"
+            elif name == "warmup_inverse_sqrt":
+                build = "warmup_inverse_sqrt(optimizer, warmup)"
+            else:
+                build = (
+                    "warmup_inverse_sqrt(optimizer, warmup); a function of the step goes "
+                    "in torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda)"
+                )
+            fix = (
+                f" {name}".rstrip() + ". Build the scheduler on the optimizer and pass that, "
+                f"not the function: scheduler={build}"
+            )
         raise TypeError(
             f"scheduler must be a learning-rate scheduler (see course_lib.schedules), got "
-            f"{type_name(scheduler)}"
+            f"{type_name(scheduler)}{fix}"
         )
     if getattr(scheduler, "optimizer", None) is not optimizer:
         raise ValueError(
@@ -208,12 +225,85 @@ def _check_inputs(inputs: tuple) -> None:
                 "it, torch.from_numpy(x).float()"
             )
         if isinstance(x, (list, tuple)):
-            fix = (
-                "pass them as separate arguments, trainer.predict(*inputs)"
-                if x and all(isinstance(t, Tensor) for t in x)
-                else "convert it to a tensor, torch.tensor(x)"
-            )
+            if len(inputs) == 1 and len(x) >= 2 and all(isinstance(t, Tensor) for t in x):
+                fix = (
+                    "if it is a batch (*inputs, target) from a loader, pass its inputs "
+                    "without the target, trainer.predict(*batch[:-1]) (for a (source, "
+                    "target) batch, trainer.predict(source)); if it holds only the model's "
+                    "inputs, unpack it, trainer.predict(*inputs)"
+                )
+            elif x and all(isinstance(t, Tensor) for t in x):
+                fix = "pass them as separate arguments, trainer.predict(*inputs)"
+            else:
+                fix = "convert it to a tensor, torch.tensor(x)"
             raise TypeError(f"predict takes tensors, but input {k} is {type_name(x)}: {fix}")
+
+
+def _warn_ignore_index_on_floats(ignore_index: int | None, target: object) -> None:
+    """``ignore_index`` names a padding token id; a float target (a regression) has none,
+    and the epoch's mean would then weight each batch by its values that differ from it."""
+    if ignore_index is None or not isinstance(target, Tensor):
+        return
+    if torch.is_floating_point(target):
+        warn_user(
+            f"Trainer(ignore_index={ignore_index}) is for targets of token ids (integer "
+            f"class indices, e.g. ignore_index=PAD), but the target is {type_name(target)}, "
+            f"a float regression target: the epoch's loss would weight each batch by its "
+            f"values != {ignore_index}, ordinary numbers here. Leave ignore_index out "
+            "(None) for a regression",
+            UserWarning,
+        )
+
+
+def _nan_in_batches(loader: Iterable) -> str | None:
+    """What the first batch with a NaN holds it in (``"the target"``), ``""`` when no
+    batch does, ``None`` when the loader cannot be read again (an iterator, odd batches).
+    Read once, only after an epoch's loss came out NaN."""
+    if isinstance(loader, Iterator):  # used up by the epoch: nothing left to read
+        return None
+    for batch in loader:
+        if not isinstance(batch, (tuple, list)) or len(batch) < 2:
+            return None
+        items = [*((f"input {k}", x) for k, x in enumerate(batch[:-1])), ("target", batch[-1])]
+        bad = [
+            name
+            for name, x in items
+            if isinstance(x, Tensor) and x.is_floating_point() and bool(torch.isnan(x).any())
+        ]
+        if bad:
+            return f"the {' and the '.join(bad)}"
+    return ""
+
+
+def _nan_loss_message(which: str, loss: float, epoch: int, loader: Iterable) -> str:
+    """What a NaN (or infinite) epoch loss means, with the data scanned for NaN once."""
+    found = _nan_in_batches(loader) if loss != loss else None  # NaN, not an infinity
+    diverged = (
+        "lower the learning rate (or clip the gradients, clip_grad_norm=1.0) if the training "
+        "diverged"
+    )
+    if found:
+        cause = (
+            f"the data holds NaN, in {found} of a batch: clean it first, e.g. drop the "
+            "samples where torch.isnan(target).any()"
+        )
+    elif found == "":
+        cause = (
+            f"the data holds no NaN, so the model or the loss made it: {diverged}, or look "
+            "for a log of 0 or a softmax over only -inf in the model"
+        )
+    else:
+        cause = f"check the data for NaN (torch.isnan(target).any(), and the inputs), or {diverged}"
+    shown = "NaN" if loss != loss else loss
+    weights = (
+        "; the model's weights may be NaN now, so rebuild the model and its optimizer before "
+        "training again"
+        if which == "training"
+        else ""
+    )
+    return (
+        f"the {which} loss is {shown} at epoch {epoch}: {cause}. The training was stopped{weights}"
+    )
 
 
 def _check_batch_items(inputs: tuple, target) -> None:

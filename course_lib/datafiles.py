@@ -248,7 +248,7 @@ def read_text(path: str | os.PathLike, spec: DataFile) -> str:
     Raises:
         TypeError: ``path`` is not a path, or ``spec`` is not a :class:`DataFile` (e.g.
             the two swapped).
-        DataFileError: ``path`` is missing, a folder, not gzip, or holds other text. The
+        DataFileError: ``path`` is missing, a folder, empty, not gzip, or holds other text. The
             file is left as it is; the message says what to do, and never to delete
             anything.
     """
@@ -278,11 +278,20 @@ def read_text(path: str | os.PathLike, spec: DataFile) -> str:
             f"{path} is a folder, not the data file{found}. Pass the file inside it, e.g. "
             f"{inside}, or pass no path to use the verified copy."
         )
+    if path.stat().st_size == 0:
+        raise DataFileError(
+            f"{path} is empty (0 bytes): the download or copy that made it wrote nothing. {remedy}"
+        )
     try:
         with gzip.open(path, "rb") as f:
             raw = f.read()
     except (OSError, EOFError, zlib.error) as err:
         raise _not_gzip(path, spec, err, remedy) from err
+    if not raw:
+        raise DataFileError(
+            f"{path} is a gzip file of no text (it decompresses to 0 bytes): not a copy of "
+            f"{spec.filename}. {remedy}"
+        )
     digest = _sha256(raw)
     if digest != spec.sha256:
         raise DataFileError(

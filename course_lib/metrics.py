@@ -44,7 +44,7 @@ from course_lib._sacrebleu import (
     score_from_statistics,
     sentence_statistics,
 )
-from course_lib._validate import check_seed, type_name
+from course_lib._validate import check_seed, type_name, warn_user
 
 __all__ = [
     "CorpusScore",
@@ -375,9 +375,22 @@ def paired_bootstrap(
             a seed that is not an integer.
         ValueError: corpora of different lengths, an unknown ``metric``, fewer than 100
             ``n_samples``, bad ``groups``.
+
+    Warns:
+        UserWarning: ``hypotheses_a`` and ``hypotheses_b`` are identical (a system compared
+            with itself: a stale variable?).
     """
     hypotheses_a, references = _check_corpus(hypotheses_a, references, "hypotheses_a")
     hypotheses_b, _ = _check_corpus(hypotheses_b, references, "hypotheses_b")
+    if hypotheses_a == hypotheses_b:
+        warn_user(
+            f"hypotheses_a and hypotheses_b are identical (the same {len(hypotheses_a)} "
+            "translations): this compares a system with itself, so the difference is 0 and "
+            "p = 1 whatever the systems are worth. Pass the two systems' outputs, e.g. "
+            "paired_bootstrap(beam_hyps, greedy_hyps, references) -- a variable not "
+            "re-computed after a change (a stale cell) is the usual cause",
+            UserWarning,
+        )
     if metric not in _METRICS:
         close = [m for m in _METRICS if isinstance(metric, str) and m.lower() == metric.lower()]
         hint = f" (the case matters: metric={close[0]!r})" if close else ""
@@ -441,6 +454,14 @@ def _number(value: object, name: str, fix: str) -> float:
     return value
 
 
+#: A mean loss per token below this (perplexity below 1.001) is implausible for a summed
+#: loss that is itself in ``_MEAN_LOSSES``: together, the mark of a mean where the sum goes.
+_IMPLAUSIBLE_NLL = 1e-3
+#: Where a mean cross-entropy per token lies: from a well-trained model's to a uniform guess
+#: over a large vocabulary (ln 50 000 = 10.8).
+_MEAN_LOSSES = (0.1, 12.0)
+
+
 def perplexity(total_nll: float, n_tokens: int) -> float:
     """``exp`` of the mean negative log-likelihood per token (natural log).
 
@@ -453,6 +474,10 @@ def perplexity(total_nll: float, n_tokens: int) -> float:
         TypeError: an argument that is not one number (a tensor of several losses, a
             list), or a ``n_tokens`` that is not a whole number (arguments swapped?).
         ValueError: ``n_tokens`` not positive, ``total_nll`` negative or not finite.
+
+    Warns:
+        UserWarning: ``total_nll`` looks like a mean loss (between 0.1 and 12) spread over
+            so many tokens that the perplexity is below 1.001: the mean where the sum goes.
     """
     total_nll = _number(total_nll, "total_nll", "sum the losses, e.g. losses.sum().item()")
     n_tokens = _number(n_tokens, "n_tokens", "count the tokens, e.g. int(mask.sum())")
@@ -465,4 +490,15 @@ def perplexity(total_nll: float, n_tokens: int) -> float:
         raise ValueError(f"n_tokens must be positive, got {n_tokens}")
     if not math.isfinite(total_nll) or total_nll < 0:
         raise ValueError(f"total_nll must be a finite, non-negative sum, got {total_nll}")
-    return math.exp(total_nll / n_tokens)
+    mean = total_nll / n_tokens
+    if mean < _IMPLAUSIBLE_NLL and _MEAN_LOSSES[0] <= total_nll <= _MEAN_LOSSES[1]:
+        warn_user(
+            f"perplexity({total_nll:g}, {n_tokens:g}) is {math.exp(mean):.4f}, a model almost "
+            f"never wrong: total_nll={total_nll:g} is what a mean loss per token looks like. "
+            "total_nll is the *sum* over the tokens, not the mean: pass the summed loss "
+            "(F.cross_entropy(..., reduction='sum'), or mean_loss * n_tokens), or take "
+            "math.exp(mean_loss) directly. (If it is the sum and the model is this good, "
+            "ignore this.)",
+            UserWarning,
+        )
+    return math.exp(mean)

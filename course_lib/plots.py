@@ -59,6 +59,25 @@ def _labels(labels, name: str, count: int, what: str, whats: str) -> None:
         raise ValueError(f"{len(labels)} {name} for {count} {whats}")
 
 
+def _figsize(figsize, default: str) -> tuple[float, float]:
+    """``figsize`` as a (width, height) pair of positive inches, or a clear error: one
+    number (``figsize=6``) is not a size."""
+    fix = f"pass a (width, height) pair in inches, e.g. figsize={default}"
+    if isinstance(figsize, (str, bytes)) or not hasattr(figsize, "__len__") or len(figsize) != 2:
+        raise TypeError(f"figsize must be a (width, height) pair, got {figsize!r}: {fix}")
+    try:
+        width, height = (float(v) for v in figsize)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"figsize must be a (width, height) pair of numbers, got {figsize!r}: {fix}"
+        ) from None
+    if not (np.isfinite(width) and np.isfinite(height) and width > 0 and height > 0):
+        raise ValueError(
+            f"figsize must be a (width, height) pair of positive inches, got {figsize!r}: {fix}"
+        )
+    return width, height
+
+
 def _check_scale(w: np.ndarray, name: str, top: float | None) -> None:
     """Warn about weights a heatmap would draw wrongly: NaN (blank cells) and values outside
     the colour scale ``[0, top]`` (drawn as its end colours)."""
@@ -98,8 +117,9 @@ def plot_losses(
     one of them.
 
     Raises:
-        TypeError: ``curves`` that is not a dict (one list of losses: name it), or a curve
-            that is not numbers (loss tensors of many elements, a str).
+        TypeError: ``curves`` that is not a dict (one list of losses: name it), a curve
+            that is not numbers (loss tensors of many elements, a str), or a ``figsize``
+            that is not a (width, height) pair.
         ValueError: no curves, or a curve without values.
 
     Warns about values a log axis cannot draw (zero or negative: ``logy=False``) and about
@@ -131,7 +151,7 @@ def plot_losses(
                 "logy=False",
                 stacklevel=2,
             )
-    fig, ax = plt.subplots(figsize=figsize)
+    fig, ax = plt.subplots(figsize=_figsize(figsize, "(8, 4)"))
     for name, values in checked.items():
         ax.plot(range(1, len(values) + 1), values, label=f"{name} (last {values[-1]:.4f})")
     if logy:
@@ -243,7 +263,8 @@ def attention_heatmap(
         ValueError: ``weights`` that are not one matrix (a batch, heads: the message says
             how to pick one), label counts that do not match it, ``label_every`` below 1.
         TypeError: ``weights`` None (a model without attention, or a missing ``return``);
-            labels given as one str (a sentence: split it).
+            labels given as one str (a sentence: split it); a ``figsize`` that is not a
+            (width, height) pair (one number).
 
     Warns about NaN weights and values outside the colour scale ``[0, vmax]`` (scores
     before the softmax).
@@ -258,7 +279,7 @@ def attention_heatmap(
     _check_scale(w, "weights", vmax)
     if figsize is None:
         figsize = (min(1.2 * w.shape[1] + 2.5, 12), min(0.8 * w.shape[0] + 1.8, 10))
-    fig, ax = plt.subplots(figsize=figsize)
+    fig, ax = plt.subplots(figsize=_figsize(figsize, "(6, 4)"))
     top = float(w.max()) if vmax is None else vmax
     image = _heatmap(ax, w, x_labels, y_labels, annotate, vmax=top, label_every=label_every)
     fig.colorbar(image, ax=ax, label=cbar_label)
@@ -362,7 +383,8 @@ def plot_query_keys(
 
     Raises:
         ValueError: shapes other than these, or a label count that is not ``S``.
-        TypeError: ``key_labels`` given as one str.
+        TypeError: ``key_labels`` given as one str, or a ``figsize`` that is not a (width,
+            height) pair.
     """
     q = to_numpy(query).astype(float).reshape(-1)
     k = to_numpy(keys).astype(float)
@@ -372,7 +394,7 @@ def plot_query_keys(
         raise ValueError(f"context must be (2,), got {to_numpy(context).shape}")
     _labels(key_labels, "key_labels", len(k), "key", "keys")
     labels = key_labels or [f"$k_{i}$" for i in range(len(k))]
-    fig, ax = plt.subplots(figsize=figsize)
+    fig, ax = plt.subplots(figsize=_figsize(figsize, "(5.5, 5.5)"))
     ax.add_patch(plt.Circle((0, 0), 1.0, fill=False, color="lightgray", ls="--"))
     ax.arrow(0, 0, *q, color="black", width=0.01, length_includes_head=True, head_width=0.05)
     ax.annotate("$q$", q, textcoords="offset points", xytext=(6, 6), fontsize=12)

@@ -84,7 +84,7 @@ def normalize(text: str) -> str:
             fix = "Normalise each sentence: [normalize(s) for s in sentences]"
         else:
             fix = "Pass one sentence"
-        raise TypeError(f"normalize takes a string, got {type_name(text)}. {fix}")
+        raise TypeError(f"text must be one sentence (a string), got {type_name(text)}. {fix}")
     folded = "".join(
         ch
         for ch in unicodedata.normalize("NFD", text.lower().strip())

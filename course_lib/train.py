@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
 import secrets
 import sys
@@ -47,7 +48,9 @@ from course_lib._train_checks import (
     _check_same_parameters,
     _check_scheduler,
     _explain_loss_error,
+    _nan_loss_message,
     _parse_device,
+    _warn_ignore_index_on_floats,
 )
 from course_lib._validate import (
     check_course_device,
@@ -256,7 +259,11 @@ class Trainer:
             self.learning_rates.append(self.optimizer.param_groups[0]["lr"])
             self.scheduler.step()
 
-    def _run_epoch(self, loader: Iterable, train: bool, bar: tqdm | None = None) -> float:
+    def _run_epoch(
+        self, loader: Iterable, train: bool, bar: tqdm | None = None, check: bool = False
+    ) -> float:
+        """One pass over ``loader``: the mean loss. ``check``: this fit's first epoch, whose
+        first batch is checked against the Trainer's settings."""
         total, count = 0.0, 0
         self.model.train(train)
         autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=self.mixed_precision)
@@ -266,6 +273,8 @@ class Trainer:
                 inputs, target = self._split(batch)
                 if first:
                     _check_batch_items(inputs, target)
+                    if check:
+                        _warn_ignore_index_on_floats(self.ignore_index, target)
                 with autocast:
                     output = self.model(*inputs)
                     self._check_output(output, target)
@@ -341,11 +350,15 @@ class Trainer:
                 an ``on_epoch_end`` that is not callable or returns neither a dict nor None.
             ValueError: ``epochs`` not a positive integer, a bad seed, the model moved off
                 the Trainer's device, a loss that is not one number or has no gradient.
+            FloatingPointError: an epoch's training or validation loss is NaN (or
+                infinite): NaN in the data, or a training that diverged. The message says
+                whether the data holds NaN (and where); the epoch's loss is kept in
+                ``losses``.
 
         Warns:
             UserWarning: more than one optimiser step ran with a learning rate of 0 (a
                 schedule whose ``total`` is shorter than the training): those steps
-                changed nothing.
+                changed nothing. ``ignore_index`` set for float (regression) targets.
         """
         check_positive_int(epochs, "epochs")
         _check_loader(train_loader, "train_loader", passes=epochs)
@@ -372,16 +385,20 @@ class Trainer:
             bar_format="{l_bar}{bar:10}| {n_fmt}/{total_fmt} epochs [{elapsed}{postfix}]",
         )
         self.stop_training = False
-        for _ in bar:
+        for k in bar:
             start = clock(self.device)
             self.losses.append(
-                self._run_epoch(train_loader, train=True, bar=bar if progress else None)
+                self._run_epoch(
+                    train_loader, train=True, bar=bar if progress else None, check=k == 0
+                )
             )
             spent = clock(self.device) - start
             self.seconds.append(spent + (self.seconds[-1] if self.seconds else 0.0))
+            self._stop_if_not_finite("training", self.losses[-1], train_loader, bar)
             postfix = {"loss": f"{self.losses[-1]:.4f}"}  # 4 decimals: stable across runs
             if val_loader is not None:
                 self.val_losses.append(self.evaluate(val_loader))
+                self._stop_if_not_finite("validation", self.val_losses[-1], val_loader, bar)
                 postfix["val"] = f"{self.val_losses[-1]:.4f}"
             if on_epoch_end is not None:
                 shown = on_epoch_end(self)
@@ -399,6 +416,14 @@ class Trainer:
         bar.close()
         self._warn_idle_steps(self.learning_rates[steps_before:])
         return self
+
+    def _stop_if_not_finite(self, which: str, loss: float, loader: Iterable, bar: tqdm) -> None:
+        """An epoch's NaN (or infinite) loss ends the fit with what to check: the epoch's
+        mean is already a number on the host, so this costs no extra synchronisation."""
+        if math.isfinite(loss):
+            return
+        bar.close()
+        raise FloatingPointError(_nan_loss_message(which, loss, self.epochs, loader))
 
     @staticmethod
     def _warn_idle_steps(rates: list[float]) -> None:

@@ -25,6 +25,7 @@ fixes, ``T`` future fixes, ``F`` features.
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -144,6 +145,37 @@ def time_deltas(track) -> np.ndarray:
     return deltas
 
 
+class _FittedMethod:
+    """A method of a fitted object that says so when called on the class instead:
+    ``Standardizer.transform(x)`` (``.fit`` forgotten) binds ``x`` to ``self`` and would
+    fail with "missing 1 required positional argument: 'x'". Called on an instance, or on
+    the class with an instance first (``Standardizer.transform(scaler, x)``), it is the
+    plain method."""
+
+    def __init__(self, fn) -> None:
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+
+    def __get__(self, obj, owner=None):
+        if obj is not None:
+            return self.fn.__get__(obj, owner)
+        fn = self.fn
+
+        @functools.wraps(fn)
+        def on_the_class(*args, **kwargs):
+            if args and isinstance(args[0], owner):
+                return fn(*args, **kwargs)
+            cls, name = owner.__name__, fn.__name__
+            got = f"with {type_name(args[0])}" if args else "with nothing"
+            raise TypeError(
+                f"{cls}.{name}(x) was called on the class, {got} where a fitted {cls} goes: "
+                f"the class holds no mean and std. Call it on a fitted scaler: "
+                f"scaler = {cls}.fit(train_x); scaler.{name}(x)"
+            )
+
+        return on_the_class
+
+
 class Standardizer:
     """Per-feature standardisation ``(x - mean) / std``, fitted once on training data.
 
@@ -210,14 +242,17 @@ class Standardizer:
             raise ValueError(f"{name} contains NaN or infinite values")
         return a
 
+    @_FittedMethod
     def transform(self, x) -> np.ndarray:
         """``(x - mean) / std`` for ``x`` ``(..., F)``.
 
         Raises:
             ValueError: ``x`` without the ``F`` features the scaler was fitted on, or with NaN.
+            TypeError: called on the class, ``Standardizer.transform(x)``: fit a scaler first.
         """
         return (self._check(x) - self.mean) / self.std
 
+    @_FittedMethod
     def inverse_transform(self, x) -> np.ndarray:
         """``x * std + mean``: standardised values back in their units (raises as
         :meth:`transform`)."""
@@ -521,11 +556,26 @@ class HeadingFrameLinear:
 
         Returns:
             The fitted baseline; call it on observed fixes to predict.
+
+        Warns when there are fewer trajectories than design columns (8 for five observed
+        fixes): least squares is then underdetermined, and the weights are one of
+        infinitely many exact fits.
         """
         frame, angle = cls._frame(observed)
         _, ahead = relative_metres(observed, future)  # (N, T, 2)
         target = _rotate(ahead, -angle).reshape(len(ahead), -1)  # (N, T, 2) -> (N, 2 T)
-        weights, *_ = np.linalg.lstsq(cls._design(frame), target, rcond=None)
+        design = cls._design(frame)  # (N, columns)
+        n, columns = design.shape
+        if n < columns:
+            warnings.warn(
+                f"{cls.__name__}.fit on {n} trajectories: its {columns * target.shape[1]} "
+                f"coefficients ({columns} per output, {target.shape[1]} outputs) need at least "
+                f"{columns} trajectories (observed, future), and many more to be estimated "
+                "well; with fewer, least squares is underdetermined and the weights are one "
+                "of infinitely many exact fits. Fit it on the whole training split.",
+                stacklevel=2,
+            )
+        weights, *_ = np.linalg.lstsq(design, target, rcond=None)
         return cls(weights, frame.shape[1])
 
     def __call__(self, observed) -> np.ndarray:

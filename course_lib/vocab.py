@@ -459,7 +459,8 @@ class PairBatches:
         TypeError: ``pairs`` holds sentences (not yet encoded) or is not a list of pairs;
             ``generator`` is not a ``torch.Generator``.
         ValueError: no pairs, a ``batch_size`` that is not a positive integer, or a pair
-            with an empty source or a target not ending in ``<eos>``.
+            with an empty source, a target not ending in ``<eos>`` or one starting with
+            ``<sos>`` (encoded with ``sos=True``: PairBatches adds it).
     """
 
     def __init__(
@@ -501,6 +502,16 @@ class PairBatches:
                 raise ValueError(
                     "every pair needs a non-empty source and a target ending in <eos>: encode "
                     f"targets with Vocab.encode(..., eos=True); got {list(src)}, {list(tgt)}"
+                )
+            if tgt[0] == SOS:
+                shown = f"{[int(i) for i in tgt[:6]]}"[:-1] + (", ...]" if len(tgt) > 6 else "]")
+                raise ValueError(
+                    f"pairs[{k}]'s target {shown} starts with <sos> (id {SOS}): it was "
+                    "encoded with sos=True. "
+                    "PairBatches adds <sos> itself (tgt_in = <sos> y1 ... yn), so the decoder "
+                    "would see it twice and learn to predict <sos>. Encode the targets "
+                    "without it: tgt_vocab.encode(en) (sos=False, the default), or "
+                    "encode_pairs(pairs, src_vocab, tgt_vocab)"
                 )
         self.pairs = pairs
         self.batch_size = batch_size

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 
 import numpy as np
 import pytest
@@ -610,7 +611,14 @@ def test_inverse_transform_without_the_mean_is_named_and_not_the_first_fix(varia
 
     with cases(), pytest.raises(CheckFailed, match=r"the mean was not added back.*\* std \+ mean"):
         checks.check_inverse_transform(no_mean)
-    with cases(), pytest.raises(CheckFailed, match=r"added to the FIRST observed fix"):
+    with (
+        cases(),
+        pytest.raises(
+            CheckFailed,
+            match=r"added to the FIRST observed fix.*around the last observed fix, "
+            r"observed\[:, -1:, :2\]",
+        ),
+    ):
         checks.check_inverse_transform(first_fix)
 
 
@@ -634,3 +642,123 @@ def test_a_valid_split_standardised_with_its_own_statistics_is_named():
         CheckFailed, match=r"valid split was standardised with its own mean and std.*training"
     ):
         checks.check_datasets(make_datasets)
+
+
+# --- known mistakes named by the checks (a fresh probe's cases) ----------------------------
+
+
+def _cases(variant):
+    return checks.unseen_cases(variant) if variant else contextlib.nullcontext()
+
+
+def test_decoder_inputs_with_every_target_point_names_both_shapes():
+    with pytest.raises(
+        CheckFailed,
+        match=r"returned shape \(1, 3, 2\), T \+ 1 = 3 steps, one step too many: expected "
+        r"\(B, T, F\) = \(1, 2, 2\).*target\[:, :-1\]",
+    ):
+        checks.check_decoder_inputs(lambda s, t: torch.cat([s[:, -1:], t], dim=1))
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+def test_attention_with_the_softmax_over_the_queries_is_named(variant):
+    def over_queries(query, key, value, attn_mask=None):
+        scores = query @ key.transpose(-2, -1) / query.shape[-1] ** 0.5
+        if attn_mask is not None:
+            scores = scores.masked_fill(attn_mask, float("-inf"))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-2))
+        return weights @ value, weights
+
+    with (
+        _cases(variant),
+        pytest.raises(
+            CheckFailed,
+            match=r"\(weights\): the softmax runs over the queries \(dim=-2\).*over "
+            r"the keys, the last axis \(dim=-1\)",
+        ),
+    ):
+        checks.check_scaled_dot_product_attention(over_queries)
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_an_encoder_layer_with_a_gelu_is_named(variant, norm_first):
+    def encoder_layer(x, layer, src_key_padding_mask):
+        def attend(h):
+            return layer.self_attn(
+                h, h, h, key_padding_mask=src_key_padding_mask, need_weights=False
+            )[0]
+
+        if layer.norm_first:
+            x = x + attend(layer.norm1(x))
+            return x + layer.linear2(F.gelu(layer.linear1(layer.norm2(x))))
+        x = layer.norm1(x + attend(x))
+        return layer.norm2(x + layer.linear2(F.gelu(layer.linear1(x))))
+
+    def answer(x, layer, mask):  # right on the layers of the other kind: fails on its own
+        if layer.norm_first == norm_first:
+            return encoder_layer(x, layer, mask)
+        return layer(x, src_key_padding_mask=mask)
+
+    with (
+        _cases(variant),
+        pytest.raises(
+            CheckFailed,
+            match=r"uses a GELU between linear1 and linear2; this layer's activation "
+            r"is a ReLU.*use F\.relu",
+        ),
+    ):
+        checks.check_encoder_layer(answer)
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+def test_a_shift_matrix_with_one_speed_for_every_pair_is_named(variant):
+    def one_speed(k, d_model):
+        m = torch.zeros(d_model, d_model)
+        for i in range(d_model // 2):
+            c, s = math.cos(k), math.sin(k)
+            m[2 * i, 2 * i], m[2 * i, 2 * i + 1] = c, s
+            m[2 * i + 1, 2 * i], m[2 * i + 1, 2 * i + 1] = -s, c
+        return m
+
+    with (
+        _cases(variant),
+        pytest.raises(
+            CheckFailed, match=r"every pair turns by the same angle k.*k / 10000\^\(2i / d_model\)"
+        ),
+    ):
+        checks.check_shift_matrix(one_speed)
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+def test_constant_velocity_from_the_first_two_fixes_is_named(variant):
+    from course_lib.geo import from_local, to_local
+
+    def first_fixes(observed, times):
+        first, second, last = observed[:, 0], observed[:, 1], observed[:, -1]
+        step = to_local(second[:, None, :2], first[:, None, :2])
+        velocity = step / (second[:, 2] - first[:, 2])[:, None, None]
+        dt = times - last[:, None, 2]
+        return from_local(velocity * dt[..., None], last[:, None, :2])
+
+    with (
+        _cases(variant),
+        pytest.raises(
+            CheckFailed, match=r"velocity is that of the FIRST two fixes.*last two, the most recent"
+        ),
+    ):
+        checks.check_constant_velocity(first_fixes)
+
+
+def test_a_stored_stay_ade_is_named_inside_unseen_cases(capsys):
+    checks.check_stay_floor(lambda n, rng: 98.9)  # the student's own case cannot tell
+    assert "✓ stay_ade" in capsys.readouterr().out
+    with (
+        checks.unseen_cases(),
+        pytest.raises(
+            CheckFailed,
+            match=r"returned 98\.9 twice.*the same value, which does not change with n "
+            r"and rng, like a stored number",
+        ),
+    ):
+        checks.check_stay_floor(lambda n, rng: 98.9)

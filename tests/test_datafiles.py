@@ -428,3 +428,14 @@ def test_course_data_dir_naming_the_file_gives_its_folder(tmp_path, monkeypatch)
         match=re.escape(f"set it to the folder that holds the file, COURSE_DATA_DIR={tmp_path}"),
     ):
         data_dir()
+
+
+def test_an_empty_file_is_called_empty(data_home, tmp_path_factory):
+    (data_home / SPEC.filename).write_bytes(b"")
+    with pytest.raises(DataFileError, match=r"is empty \(0 bytes\).*Move it aside"):
+        fetch(SPEC, download=False)
+    assert (data_home / SPEC.filename).exists()  # kept
+    own = tmp_path_factory.mktemp("own") / SPEC.filename
+    own.write_bytes(gzip.compress(b""))  # a gzip of nothing
+    with pytest.raises(DataFileError, match=r"decompresses to 0 bytes"):
+        read_text(own, SPEC)

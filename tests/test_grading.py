@@ -8,6 +8,7 @@ gets the ones that matter where training runs: tests/test_grading_training.py.
 from __future__ import annotations
 
 import csv
+import re
 import zipfile
 
 import pytest
@@ -221,3 +222,36 @@ def test_grading_options_and_submissions_of_the_wrong_kind_are_named(tmp_path):
             tmp_path / "ada.ipynb",
             load_assignment("exercises/02b_scoring_functions_exercises.ipynb"),
         )
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("2m", r"TIMEOUT=2m: expected a number of seconds.*'2m' is 120 seconds, so give "),
+        ("90s", r"'90s' is 90 seconds, so give --timeout 90"),
+        ("2 minutes", r"is 120 seconds, so give --timeout 120"),
+        ("soon", r"TIMEOUT=soon: expected a number of seconds.*e.g. --timeout 120"),
+    ],
+    ids=["minutes", "seconds with a unit", "words", "no number"],
+)
+def test_a_timeout_with_a_unit_gets_the_number_of_seconds(tmp_path, capsys, value, message):
+    args = ["--chapter", "02b", "--submissions", str(tmp_path), "--out", str(tmp_path / "o")]
+    with pytest.raises(SystemExit) as exit_:
+        main([*args, "--timeout", value])
+    assert exit_.value.code == 2
+    assert re.search(message, capsys.readouterr().err)
+
+
+def test_options_given_as_a_dict_are_to_be_built(tmp_path):
+    from course_lib.grading.assignment import load_assignment
+    from course_lib.grading.grade import Options, Submission, grade_submission
+
+    assignment = load_assignment("exercises/02b_scoring_functions_exercises.ipynb")
+    submission = Submission("ada", tmp_path / "ada.ipynb")
+    with pytest.raises(TypeError, match=r"options must be an Options, got dict: .*Options\(\*\*"):
+        grade_submission(submission, assignment, {"timeout_s": 60})
+    with pytest.raises(TypeError, match=r"i.e. Options\(timeout_s=60, variant=2\)"):
+        grade_submission(submission, assignment, {"timeout_s": 60, "variant": 2})
+    with pytest.raises(TypeError, match=r"got int: build one, e.g. Options\(timeout_s=120\)"):
+        grade_submission(submission, assignment, 60)
+    assert Options(**{"timeout_s": 60}).timeout_s == 60  # the fix works

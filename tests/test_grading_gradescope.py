@@ -106,3 +106,16 @@ def test_no_notebook_gets_zero_and_says_why(tmp_path, other):
     data = grade_like_gradescope(tmp_path, None, other)
     assert data["score"] == 0 and len(data["tests"]) == 3
     assert "no .ipynb file was submitted" in data["output"]
+
+
+@pytest.mark.parametrize("name", ["autograder.tar.gz", "autograder"])
+def test_an_autograder_not_named_zip_is_refused(tmp_path, capsys, name):
+    target = tmp_path / name
+    assert main(["--chapter", CHAPTER, "--gradescope", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert f"--gradescope {target}: Gradescope takes the autograder as a .zip" in err
+    assert f"--gradescope {tmp_path / 'autograder.zip'}" in err
+    assert not target.exists()
+    template = find_template(CHAPTER, fx.nbtools.EXERCISES)
+    with pytest.raises(ValueError, match=r"its name must end in \.zip"):
+        gradescope.write_autograder(target, template)

@@ -2,6 +2,7 @@
 and perplexity."""
 
 import math
+import warnings
 
 import pytest
 import sacrebleu
@@ -79,7 +80,8 @@ def test_paired_bootstrap_tells_a_real_difference_from_none(metric, score):
     assert better.significant and better.p_value < 0.01
     worse = paired_bootstrap(WORSE, GOOD, REFS, metric=metric)
     assert worse.delta == pytest.approx(-better.delta) and worse.significant
-    same = paired_bootstrap(GOOD, GOOD, REFS, metric=metric)
+    with pytest.warns(UserWarning, match="identical"):
+        same = paired_bootstrap(GOOD, GOOD, REFS, metric=metric)
     assert same.delta == 0 and not same.significant and same.p_value == 1
     assert paired_bootstrap(GOOD, WORSE, REFS, metric=metric) == better  # seeded
 
@@ -281,3 +283,27 @@ def test_a_metric_name_in_the_wrong_case_gets_the_right_one():
 def test_hypotheses_decoded_without_strip_are_refused():
     with pytest.raises(ValueError, match=r"hypotheses\[1\] .* <pad>, <sos> or <eos>.*strip=False"):
         corpus_bleu(["i am cold", "<sos> he is here <eos> <pad>"], ["i am cold", "he is here"])
+
+
+def test_one_system_compared_with_itself_is_warned_of():
+    with pytest.warns(UserWarning, match=r"hypotheses_a and hypotheses_b are identical") as seen:
+        paired_bootstrap(GOOD, list(GOOD), REFS)  # equal lists, not only the same object
+    assert "compares a system with itself" in str(seen[0].message)
+    assert seen[0].filename == __file__  # at the user's line
+    a = list(GOOD)
+    a[1] = "he is the teacher"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        paired_bootstrap(a, GOOD, REFS)  # one sentence differs: no warning
+
+
+def test_a_mean_loss_where_the_sum_goes_is_warned_of():
+    with pytest.warns(UserWarning, match=r"total_nll=2\.3 is what a mean loss") as seen:
+        assert perplexity(2.3, 5000) == pytest.approx(math.exp(2.3 / 5000))
+    assert "the *sum* over the tokens, not the mean" in str(seen[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        perplexity(2.3 * 5000, 5000)  # the sum: a perplexity of 10
+        perplexity(2.3, 1)  # one token: sum and mean are the same
+        perplexity(0.01, 5000)  # a summed loss that small: a near-perfect model
+        perplexity(0.6 * 30, 30)  # a good model on a few tokens

@@ -203,3 +203,31 @@ def test_weights_that_are_none_say_where_none_comes_from(draw):
     assert "weights is None" in message
     assert "attention='none'" in message
     assert "return" in message
+
+
+def _heatmap_of_size(figsize):
+    from course_lib.plots import attention_heatmap
+
+    return attention_heatmap(torch.softmax(torch.randn(3, 4), dim=-1), figsize=figsize)
+
+
+def _losses_of_size(figsize):
+    return plot_losses({"training": [1.0, 0.5]}, figsize=figsize)
+
+
+def _query_keys_of_size(figsize):
+    from course_lib.plots import plot_query_keys
+
+    return plot_query_keys(torch.tensor([1.0, 0.0]), torch.eye(2), figsize=figsize)
+
+
+@pytest.mark.parametrize("draw", [_heatmap_of_size, _losses_of_size, _query_keys_of_size])
+def test_a_figsize_of_one_number_asks_for_a_width_height_pair(draw):
+    with pytest.raises(
+        TypeError, match=r"figsize must be a \(width, height\) pair, got 6: .*e\.g\."
+    ):
+        draw(6)
+    with pytest.raises(ValueError, match=r"positive inches, got \(0, 4\)"):
+        draw((0, 4))
+    fig = draw([5, 3])  # a list is a pair too
+    assert tuple(fig.get_size_inches()) == (5, 3)

@@ -273,3 +273,8 @@ def test_group_labels_of_a_whole_split_names_its_parts():
         TypeError, match=r"got a whole Split: pass one of its parts, e.g. split.test"
     ):
         group_labels(split)
+
+
+def test_normalize_names_its_argument_text():
+    with pytest.raises(TypeError, match=r"^text must be one sentence \(a string\), got list"):
+        normalize(["I am.", "He is."])

@@ -1,3 +1,4 @@
+import warnings
 from typing import NamedTuple
 
 import pytest
@@ -465,10 +466,17 @@ def test_an_optimizer_over_some_of_the_models_parameters_is_accepted():
     "scheduler, error, message",
     [
         (lambda o: torch.optim.lr_scheduler.ReduceLROnPlateau(o), ValueError, r"step it yourself"),
-        (lambda o: warmup_inverse_sqrt, TypeError, "got function"),
+        (
+            lambda o: warmup_inverse_sqrt,
+            TypeError,
+            r"got function warmup_inverse_sqrt\. Build the scheduler.*not the function: "
+            r"scheduler=warmup_inverse_sqrt\(optimizer, warmup\)",
+        ),
+        (lambda o: warmup_cosine, TypeError, r"scheduler=warmup_cosine\(optimizer, warmup, total"),
+        (lambda o: lambda step: 1.0, TypeError, r"LambdaLR\(optimizer, lr_lambda\)"),
         (lambda o: torch.optim.lr_scheduler.StepLR, TypeError, r"the class StepLR.*Create it"),
     ],
-    ids=["on plateau", "a function", "a class"],
+    ids=["on plateau", "a function", "the cosine function", "a lambda", "a class"],
 )
 def test_trainer_checks_its_scheduler(scheduler, error, message):
     model, loss, optimizer = linear_parts()
@@ -564,8 +572,13 @@ def test_batches_of_lists_are_refused_before_the_model_runs():
         (lambda x, loader: (x.numpy(),), r"NumPy array \(2, 3\).*torch.from_numpy"),
         (lambda x, loader: (x.tolist(),), r"list of 2 list: convert it.*torch.tensor"),
         (lambda x, loader: ((x,),), r"tuple of 1 Tensor: .*trainer.predict\(\*inputs\)"),
+        (
+            lambda x, loader: (next(iter(loader)),),
+            r"list of 2 Tensor: if it is a batch \(\*inputs, target\).*without the target, "
+            r"trainer.predict\(\*batch\[:-1\]\)",
+        ),
     ],
-    ids=["a loader", "an array", "a list", "a tuple"],
+    ids=["a loader", "an array", "a list", "a tuple", "a batch"],
 )
 def test_predict_takes_tensors(inputs, message):
     x = torch.randn(2, 3)
@@ -774,3 +787,66 @@ def test_a_model_returning_output_and_weights_is_named():
     trainer = Trainer(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1), "cpu")
     with pytest.raises(TypeError, match=r"returned tuple of 2 Tensor.*\(output, weights\)"):
         trainer.fit(toy_loaders()[0], progress=False)
+
+
+def test_ignore_index_on_float_targets_is_warned_of_once_per_fit():
+    train, _ = toy_loaders()
+    model = nn.Linear(3, 1)
+    trainer = Trainer(
+        model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1), "cpu", ignore_index=0
+    )
+    with pytest.warns(
+        UserWarning, match=r"Trainer\(ignore_index=0\) is for targets of token"
+    ) as seen:
+        trainer.fit(train, epochs=3, progress=False)
+    ours = [w for w in seen if "ignore_index" in str(w.message)]
+    assert len(ours) == 1 and "float regression target" in str(ours[0].message)
+    assert ours[0].filename == __file__
+    tokens = DataLoader(TensorDataset(torch.randn(8, 3), torch.randint(0, 4, (8,))), batch_size=4)
+    classifier = nn.Linear(3, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Trainer(
+            classifier,
+            nn.CrossEntropyLoss(ignore_index=0),
+            torch.optim.SGD(classifier.parameters(), lr=0.1),
+            "cpu",
+            ignore_index=0,
+        ).fit(tokens, epochs=2, progress=False)
+
+
+def _with_nan(y):
+    bad = y.clone()
+    bad[3, 0] = float("nan")
+    return bad
+
+
+def test_a_nan_in_the_targets_stops_the_fit_and_says_so():
+    x, y = torch.randn(16, 3), torch.randn(16, 1)
+    loader = DataLoader(TensorDataset(x, _with_nan(y)), batch_size=8)
+    trainer = make_trainer()
+    with pytest.raises(FloatingPointError, match=r"the training loss is NaN at epoch 1") as err:
+        trainer.fit(loader, epochs=5, progress=False)
+    message = str(err.value)
+    assert "the data holds NaN, in the target of a batch" in message
+    assert "torch.isnan(target).any()" in message and "rebuild the model" in message
+    assert len(trainer.losses) == 1  # stopped at once, the NaN epoch kept
+
+
+def test_a_nan_validation_loss_names_the_validation_data():
+    x, y = torch.randn(16, 3), torch.randn(16, 1)
+    val = DataLoader(TensorDataset(x, _with_nan(y)), batch_size=8)
+    trainer = make_trainer()
+    with pytest.raises(FloatingPointError, match=r"the validation loss is NaN at epoch 1") as err:
+        trainer.fit(toy_loaders()[0], val, epochs=3, progress=False)
+    assert "the target of a batch" in str(err.value)
+    assert "rebuild the model" not in str(err.value)  # training was fine
+
+
+def test_a_diverging_training_is_told_from_nan_in_the_data():
+    x, y = torch.randn(16, 3), torch.randn(16, 1)
+    model = nn.Linear(3, 1)
+    trainer = Trainer(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=1e30), "cpu")
+    with pytest.raises(FloatingPointError, match=r"loss is (NaN|inf) at epoch") as err:
+        trainer.fit(DataLoader(TensorDataset(x * 1e10, y), batch_size=8), epochs=3, progress=False)
+    assert "lower the learning rate" in str(err.value)

@@ -1,5 +1,7 @@
 """Features, scaling, errors and baselines of the GPS chapter."""
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -425,3 +427,32 @@ def test_a_baseline_is_fitted_not_built_from_data(small):
         HeadingFrameLinear(*small)
     with pytest.raises(TypeError, match=r"HeadingFrameQuadratic\.fit"):
         HeadingFrameQuadratic(*small)
+
+
+def test_transform_on_the_class_says_fit_a_scaler_first():
+    x = np.random.default_rng(0).normal(size=(6, 2))
+    fix = r"Call it on a fitted scaler: scaler = Standardizer\.fit\(train_x\); scaler\.{}\(x\)"
+    for name in ("transform", "inverse_transform"):
+        with pytest.raises(
+            TypeError, match=r"called on the class, with ndarray.*" + fix.format(name)
+        ):
+            getattr(Standardizer, name)(x)
+    scaler = Standardizer.fit(x)
+    np.testing.assert_allclose(Standardizer.transform(scaler, x), scaler.transform(x))
+    np.testing.assert_allclose(scaler.inverse_transform(scaler.transform(x)), x)
+    assert Standardizer.transform.__doc__.startswith("``(x - mean) / std``")
+
+
+def test_a_baseline_fitted_on_fewer_trajectories_than_columns_is_warned_about():
+    observed, future = city_trajectories(40, rng=np.random.default_rng(4))
+    with pytest.warns(
+        UserWarning,
+        match=r"HeadingFrameLinear\.fit on 3 trajectories: its 48 coefficients \(8 per output, "
+        r"6 outputs\) need at least 8 trajectories.*underdetermined",
+    ):
+        HeadingFrameLinear.fit(observed[:3], future[:3])
+    with pytest.warns(UserWarning, match=r"Quadratic\.fit on 20 trajectories.*at least 36"):
+        HeadingFrameQuadratic.fit(observed[:20], future[:20])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        HeadingFrameLinear.fit(observed[:8], future[:8])  # determined: no warning

@@ -306,3 +306,16 @@ def test_pair_batches_want_encoded_pairs(pairs, kwargs, error, message):
 def test_pair_batches_take_a_generator_of_pairs_and_reiterate_it():
     batches = PairBatches((p for p in [([5], [6, EOS]), ([7], [8, EOS])]), 2)
     assert len(batches) == 1 and len(list(batches)) == len(list(batches)) == 1
+
+
+def test_pair_batches_refuse_targets_encoded_with_sos():
+    vocab = Vocab(TRAIN)
+    pairs = [(vocab.encode(s), vocab.encode(s, sos=True)) for s in TRAIN]
+    with pytest.raises(ValueError, match=r"pairs\[0\]'s target \[1, .*starts with <sos>") as err:
+        PairBatches(pairs, 2)
+    assert "sos=True" in str(err.value) and "encode_pairs(pairs, src_vocab, tgt_vocab)" in str(
+        err.value
+    )
+    with pytest.raises(ValueError, match="starts with <sos>"):  # tensors too
+        PairBatches([(torch.tensor([5, EOS]), torch.tensor([SOS, 6, EOS]))], 2)
+    PairBatches([(vocab.encode(s), vocab.encode(s)) for s in TRAIN], 2)  # no <sos>: accepted

@@ -158,21 +158,34 @@ def check_scaled_dot_product_attention(attention_fn: Callable) -> None:
             ctx, w = unpack(got, _PAIR, name, case, "a pair")
             in_order((ctx, w), (expected_ctx, expected_w), _PAIR, name, case)
             scores = q @ k.transpose(-2, -1)  # (B, T, S)
-            mistakes = [
-                (
-                    masked_softmax(scores, m),
-                    "the weights are not scaled: divide the scores by "
-                    "sqrt(E), the square root of the query width",
-                ),
-                (
-                    masked_softmax(scores / e, m),
-                    f"the scores are divided by E; the scale is 1/sqrt(E) = {1 / math.sqrt(e):.3f}",
-                ),
-            ]
+            scaled = scores / math.sqrt(e)
+            if m is not None:
+                scaled = scaled.masked_fill(m, float("-inf"))
+            # a key masked for every query leaves a column of -inf: NaN, or 0 once cleaned
+            over_queries = torch.nan_to_num(torch.softmax(scaled, dim=-2), nan=0.0)
+            mistakes = []
             if e != 1:  # with E = 1 the unscaled and scaled versions coincide
-                compare(w, expected_w, f"{name} (weights)", case, mistakes)
-            else:
-                compare(w, expected_w, f"{name} (weights)", case)
+                mistakes += [
+                    (
+                        masked_softmax(scores, m),
+                        "the weights are not scaled: divide the scores by "
+                        "sqrt(E), the square root of the query width",
+                    ),
+                    (
+                        masked_softmax(scores / e, m),
+                        "the scores are divided by E; the scale is 1/sqrt(E) = "
+                        f"{1 / math.sqrt(e):.3f}",
+                    ),
+                ]
+            mistakes.append(
+                (
+                    over_queries,
+                    "the softmax runs over the queries (dim=-2), so each key's column sums "
+                    "to 1; take it over the keys, the last axis (dim=-1): each query's row of "
+                    "weights must sum to 1",
+                )
+            )
+            compare(w, expected_w, f"{name} (weights)", case, mistakes)
             compare(ctx, expected_ctx, f"{name} (context)", case)
     passed(name, n_cases)
 

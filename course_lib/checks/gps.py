@@ -243,7 +243,8 @@ def check_inverse_transform(inverse_transform: Callable) -> None:
             (
                 from_local(metres, observed[:, :1, :2]),
                 "the offsets were added to the FIRST "
-                "observed fix; they are metres from the LAST one",
+                "observed fix; they are metres from the LAST one: convert them around "
+                "the last observed fix, observed[:, -1:, :2]",
             ),
             (from_local(metres[..., ::-1], origin), "east and north are swapped"),
             (
@@ -438,6 +439,10 @@ def check_constant_velocity(constant_velocity_fn: Callable) -> None:
         step = en[:, -1] - en[:, -2]  # (N, 2) metres per interval
         k = np.arange(1, t + 1)[None, :, None]
         whole = (en[:, -1] - en[:, 0]) / (observed.shape[1] - 1)
+        # the velocity of the first two fixes (metres per second), carried on from the last
+        first_step = to_local(observed[:, 1:2, :2], observed[:, :1, :2])[:, 0]  # (N, 2)
+        first_velocity = first_step / (observed[:, 1, 2] - observed[:, 0, 2])[:, None]
+        ahead_s = times - observed[:, -1:, 2]  # (N, T) seconds after the last fix
         mistakes = [
             (stay(observed, t), "every prediction is the last fix: that is the 'stay' baseline"),
             (
@@ -448,6 +453,12 @@ def check_constant_velocity(constant_velocity_fn: Callable) -> None:
             (
                 from_local(-step[:, None] * k, origin),
                 "the velocity points backwards: last fix minus the one before it",
+            ),
+            (
+                from_local(first_velocity[:, None] * ahead_s[..., None], origin),
+                "the velocity is that of the FIRST two fixes; the baseline carries on at the "
+                "velocity of the last two, the most recent motion: observed[:, -2] to "
+                "observed[:, -1], divided by their time difference",
             ),
             (
                 from_local(whole[:, None] * k, origin),
@@ -463,11 +474,12 @@ def check_constant_velocity(constant_velocity_fn: Callable) -> None:
         ]
         got = call_student(constant_velocity_fn, "constant_velocity", observed.copy(), times.copy())
         expected, case = torch.as_tensor(expected), f"N={n}, T={t}, {sampling}"
+        got = _array(got, "constant_velocity", case, expected)
         compare(
-            _array(got, "constant_velocity", case, expected),
+            got,
             expected,
             "constant_velocity",
             case,
-            [(torch.as_tensor(w), m) for w, m in mistakes],
+            _nearest_first(got, [(torch.as_tensor(w), m) for w, m in mistakes]),
         )
     passed("constant_velocity", len(cases))

@@ -405,7 +405,8 @@ def check_stay_floor(stay_ade: Callable) -> None:
         if other == value:
             raise CheckFailed(
                 f"stay_ade returned {value!r} twice, for other walks (another n and rng): "
-                "simulate n walks with the rng it is given, so each run is its own estimate"
+                "the same value, which does not change with n and rng, like a stored number. "
+                "Simulate n walks with the rng it is given, so each run is its own estimate"
             )
     print(
         f"✓ stay_ade: within a metre of {STAY_FLOOR_M} m, the error no predictor can beat "

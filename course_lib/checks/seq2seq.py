@@ -7,6 +7,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
+from course_lib._validate import shape_str
 from course_lib.checks._core import (
     ATOL,
     CheckFailed,
@@ -108,8 +109,10 @@ def check_decoder_inputs(decoder_inputs: Callable) -> None:
         got = call_student(decoder_inputs, "decoder_inputs", source.clone(), target.clone())
         if isinstance(got, Tensor) and got.shape == (b, t + 1, f):
             raise CheckFailed(
-                f"decoder_inputs returned T + 1 = {t + 1} steps: drop the last target point, "
-                f"which is only ever predicted, never fed in (B={b}, S={s}, T={t})"
+                f"decoder_inputs returned shape {shape_str(got.shape)}, T + 1 = {t + 1} "
+                f"steps, one step too many: expected (B, T, F) = {shape_str(expected.shape)}, "
+                "one input per target point. Drop the last target point (target[:, :-1]), which is only ever "
+                f"predicted, never fed in (B={b}, S={s}, T={t})"
             )
         compare(got, expected, "decoder_inputs", f"B={b}, S={s}, T={t}, F={f}", mistakes)
     passed("decoder_inputs", len(cases))

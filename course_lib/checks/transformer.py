@@ -200,6 +200,9 @@ def check_encoder_layer(encoder_layer: Callable) -> None:
         def ffn(y, layer=layer):
             return layer.linear2(F.relu(layer.linear1(y)))
 
+        def gelu_ffn(y, layer=layer):
+            return layer.linear2(F.gelu(layer.linear1(y)))
+
         with torch.no_grad():
             other = (
                 layer.norm2(layer.norm1(x + sa(x)) + ffn(layer.norm1(x + sa(x))))
@@ -212,6 +215,11 @@ def check_encoder_layer(encoder_layer: Callable) -> None:
                 else (lambda y: layer.norm2(y + layer.linear2(layer.linear1(y))))(
                     layer.norm1(x + sa(x))
                 )
+            )
+            gelu = (  # a GELU where the layer's ReLU goes
+                (lambda y: y + gelu_ffn(layer.norm2(y)))(x + sa(layer.norm1(x)))
+                if norm_first
+                else (lambda y: layer.norm2(y + gelu_ffn(y)))(layer.norm1(x + sa(x)))
             )
             no_residual = (
                 (lambda y: ffn(layer.norm2(y)))(sa(layer.norm1(x)))
@@ -233,6 +241,12 @@ def check_encoder_layer(encoder_layer: Callable) -> None:
             [
                 (other, order),
                 (no_relu, "the feed-forward network has no ReLU between linear1 and linear2"),
+                (
+                    gelu,
+                    "the feed-forward network uses a GELU between linear1 and linear2; this "
+                    "layer's activation is a ReLU (layer.activation is F.relu, the default of "
+                    "nn.TransformerEncoderLayer): use F.relu",
+                ),
                 (
                     no_residual,
                     "the residual connections are missing: add each sublayer's input to its output",
@@ -313,7 +327,10 @@ def _shift_matrix(k: int, d: int, exponent: str = "2i", layout: str = "interleav
     """The rotation taking the column ``PE(pos)`` to ``PE(pos + k)``, float64; the other
     exponents and layouts are known mistakes."""
     pairs = torch.arange(d // 2, dtype=torch.float64)  # i = 0 .. D/2 - 1
-    speeds = 10000.0 ** (-(2 * pairs if exponent == "2i" else pairs) / d)  # (D/2,)
+    if exponent == "none":  # one speed, 1, for every pair
+        speeds = torch.ones_like(pairs)
+    else:
+        speeds = 10000.0 ** (-(2 * pairs if exponent == "2i" else pairs) / d)  # (D/2,)
     c, s = torch.cos(k * speeds), torch.sin(k * speeds)
     m = torch.zeros(d, d, dtype=torch.float64)
     # the pair i sits in columns (2i, 2i + 1) interleaved, (i, i + D/2) concatenated
@@ -367,6 +384,12 @@ def check_shift_matrix(shift_matrix: Callable) -> None:
                     _shift_matrix(k, d, exponent="i"),
                     "the speeds use 10000^(i / d_model): the "
                     "exponent is 2i / d_model, with i counting the sine/cosine PAIRS",
+                ),
+                (
+                    _shift_matrix(k, d, exponent="none"),
+                    "every pair turns by the same angle k; pair i turns at its own speed, "
+                    "by k / 10000^(2i / d_model) (its frequency in the sinusoidal code): "
+                    "cos and sin of k * speed_i, not of k",
                 ),
                 (
                     _shift_matrix(k, d, layout="concatenated"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -51,6 +52,30 @@ def find_template(chapter: str, exercises: Path) -> Path:
         hint = f" (did you mean CHAPTER={int(chapter):02d}?)"
     raise UsageError(
         f"CHAPTER={chapter} names no chapter{hint}: expected one of {', '.join(known)}"
+    )
+
+
+_UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "hour": 3600}
+
+
+def seconds(text: str) -> float:
+    """``--timeout``'s value: a number of seconds. A value with a unit (``2m``, ``90s``,
+    ``1h``) is refused with the number of seconds to give instead."""
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    found = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([a-z]+?)s?\.?\s*", text.lower())
+    unit = found.group(2).removesuffix("ute").removesuffix("ond") if found else ""
+    factor = _UNITS.get(unit)
+    if factor is None:
+        value, hint = 120.0, "e.g. --timeout 120 for two minutes"
+    else:
+        value = float(found.group(1)) * factor
+        hint = f"{text!r} is {value:g} seconds, so give --timeout {value:g}"
+    raise argparse.ArgumentTypeError(
+        f"TIMEOUT={text}: expected a number of seconds per cell and per check, without a "
+        f"unit: {hint} (TIMEOUT={value:g} with make)"
     )
 
 
@@ -99,6 +124,12 @@ def write_results(out: Path, assignment: Assignment, graded: list[Graded]) -> st
     return text
 
 
+def _zip_name(path: Path) -> str:
+    """``autograder.tar.gz`` -> ``autograder.zip``."""
+    stem = path.name.split(".")[0] or "autograder"
+    return f"{stem}.zip"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m course_lib.grading",
@@ -110,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="submissions at a time (default 2)")
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=seconds,
         default=DEFAULT_TIMEOUT_S,
         help=f"seconds per cell and per check (default {DEFAULT_TIMEOUT_S:g})",
     )
@@ -134,6 +165,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gradescope", type=Path, help="write a Gradescope autograder zip")
     args = parser.parse_args(argv)
     try:
+        if args.gradescope and args.gradescope.suffix.lower() != ".zip":
+            raise UsageError(
+                f"--gradescope {args.gradescope}: Gradescope takes the autograder as a .zip "
+                f"archive, and a .zip is what is written: name the file with .zip, e.g. "
+                f"--gradescope {args.gradescope.parent / _zip_name(args.gradescope)}"
+            )
         template = find_template(args.chapter, args.exercises)
         assignment = load_assignment(template)
         if args.gradescope:

@@ -279,7 +279,12 @@ def grade_submission(
             "or collect(submissions, unpack_to) finds them in a folder"
         )
     if options is not None and not isinstance(options, Options):
-        raise TypeError(f"options must be an Options, got {type(options).__name__}")
+        if isinstance(options, dict) and all(isinstance(k, str) for k in options):
+            given = ", ".join(f"{k}={v!r}" for k, v in options.items())
+            fix = f"build one from it, Options(**options), i.e. Options({given})"
+        else:
+            fix = "build one, e.g. Options(timeout_s=120), or pass None for the defaults"
+        raise TypeError(f"options must be an Options, got {type(options).__name__}: {fix}")
     options = options or Options()
     start = time.perf_counter()
     cells, problem = read_cells(submission.path, assignment)

@@ -90,7 +90,17 @@ def results_json(assignment: Assignment, graded: Graded | None, problem: str = "
 
 
 def write_autograder(path: Path, template: Path, options: Options | None = None) -> None:
-    """The autograder zip for the assignment ``template`` (a student notebook)."""
+    """The autograder zip for the assignment ``template`` (a student notebook).
+
+    Raises:
+        ValueError: ``path`` does not end in ``.zip`` (Gradescope takes a zip archive).
+    """
+    path = Path(path)
+    if path.suffix.lower() != ".zip":
+        raise ValueError(
+            f"path={str(path)!r}: the autograder is a zip archive, as Gradescope takes it, "
+            f"so its name must end in .zip, e.g. {str(path.with_name('autograder.zip'))!r}"
+        )
     load_assignment(template)  # a clear error now rather than on Gradescope
     options = options or Options()
 
