@@ -26,7 +26,6 @@ silent or fewer than 98 % are clear.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import re
 import sys
@@ -84,23 +83,14 @@ def chapter(c: Case) -> str:
 def final_cases(include_dropped: bool = False) -> list[Case]:
     """Every final case (without the dropped ones unless asked); an error if an id repeats,
     is one of the three earlier catalogues', or a slip names no chapter."""
-    cases = [c for name in FINAL_MODULES for c in importlib.import_module(name).CASES]
     earlier = (
         {c.id for c in all_cases()}
         | {c.id for c in probe_heldout.heldout_cases(include_dropped=True)}
         | {c.id for c in probe_fresh.fresh_cases(include_dropped=True)}
     )
-    seen: set[str] = set()
+    cases = probe_mistakes.later_catalogue(FINAL_MODULES, DROPPED, earlier, "final", True)
     for c in cases:
-        if c.id in seen:
-            raise ValueError(f"two final cases have the id {c.id!r}")
-        if c.id in earlier:
-            raise ValueError(f"final case {c.id!r} has the id of an earlier probe's case")
-        chapter(c)
-        seen.add(c.id)
-    unknown = set(DROPPED) - seen
-    if unknown:
-        raise ValueError(f"DROPPED names no final case: {sorted(unknown)}")
+        chapter(c)  # every slip names the chapter (or the README) it comes from
     return cases if include_dropped else [c for c in cases if c.id not in DROPPED]
 
 

@@ -17,14 +17,11 @@ when a case is silent or fewer than 98 % are clear.
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import torch  # noqa: E402
 
 import probe_mistakes  # noqa: E402
 from mistake_cases import Case, all_cases  # noqa: E402
@@ -53,49 +50,14 @@ DROPPED: dict[str, str] = {
 def heldout_cases(include_dropped: bool = False) -> list[Case]:
     """Every held-out case (without the dropped ones unless asked); an error if an id repeats
     or is one of the development catalogue's."""
-    cases = [c for name in HELDOUT_MODULES for c in importlib.import_module(name).CASES]
-    development = {c.id for c in all_cases()}
-    seen: set[str] = set()
-    for c in cases:
-        if c.id in seen:
-            raise ValueError(f"two held-out cases have the id {c.id!r}")
-        if c.id in development:
-            raise ValueError(f"held-out case {c.id!r} has a development case's id")
-        seen.add(c.id)
-    unknown = set(DROPPED) - seen
-    if unknown:
-        raise ValueError(f"DROPPED names no held-out case: {sorted(unknown)}")
-    return cases if include_dropped else [c for c in cases if c.id not in DROPPED]
+    earlier = {c.id for c in all_cases()}
+    return probe_mistakes.later_catalogue(
+        HELDOUT_MODULES, DROPPED, earlier, "held-out", include_dropped
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--only", nargs="+", metavar="ID_OR_MODULE", help="run these case ids or modules only"
-    )
-    parser.add_argument("--record", type=Path, help="write the summary and the table here")
-    args = parser.parse_args(argv)
-    torch.set_num_threads(1)
-    outcomes = []
-    for c in probe_mistakes.select(heldout_cases(), args.only):
-        outcome = probe_mistakes.run_case(c)
-        outcomes.append(outcome)
-        print(f"{outcome.result:<10} {c.id}", file=sys.stderr, flush=True)
-    text = probe_mistakes.summary(outcomes)
-    if DROPPED:
-        text += "\n\ndropped as legitimate input (not measured):\n" + "\n".join(
-            f"  {case_id}: {reason}" for case_id, reason in DROPPED.items()
-        )
-    table = probe_mistakes.table(outcomes)
-    print(table)
-    print()
-    print(text)
-    if args.record:
-        args.record.parent.mkdir(parents=True, exist_ok=True)
-        head = probe_mistakes.header(sys.argv)
-        args.record.write_text(head + "\n\n" + text + "\n\n" + table + "\n", encoding="utf-8")
-        print(f"\nrecorded in {args.record}")
-    return 0 if probe_mistakes.passes(outcomes) else 1
+    return probe_mistakes.run_later_probe(heldout_cases(), DROPPED, __doc__, argv)
 
 
 if __name__ == "__main__":

@@ -318,6 +318,65 @@ def summary(outcomes: list[Outcome]) -> str:
     return "\n".join(lines)
 
 
+def later_catalogue(
+    modules: tuple[str, ...],
+    dropped: dict[str, str],
+    earlier: set[str],
+    label: str,
+    include_dropped: bool = False,
+) -> list[Case]:
+    """The cases of a later probe's catalogue ``modules`` (without ``dropped`` unless asked):
+    an error if an id repeats, is one of the ``earlier`` probes' ids, or if ``dropped`` names
+    no case of it."""
+    import importlib
+
+    cases = [c for name in modules for c in importlib.import_module(name).CASES]
+    seen: set[str] = set()
+    for c in cases:
+        if c.id in seen:
+            raise ValueError(f"two {label} cases have the id {c.id!r}")
+        if c.id in earlier:
+            raise ValueError(f"{label} case {c.id!r} has the id of an earlier probe's case")
+        seen.add(c.id)
+    unknown = set(dropped) - seen
+    if unknown:
+        raise ValueError(f"DROPPED names no {label} case: {sorted(unknown)}")
+    return cases if include_dropped else [c for c in cases if c.id not in dropped]
+
+
+def run_later_probe(cases: list[Case], dropped: dict[str, str], doc: str, argv=None) -> int:
+    """The command line of a later probe: run ``cases`` (``--only``), print the table and
+    the summary with the dropped cases, write a record (``--record``)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument(
+        "--only", nargs="+", metavar="ID_OR_MODULE", help="run these case ids or modules only"
+    )
+    parser.add_argument("--record", type=Path, help="write the summary and the table here")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    outcomes = []
+    for c in select(cases, args.only):
+        outcome = run_case(c)
+        outcomes.append(outcome)
+        print(f"{outcome.result:<10} {c.id}", file=sys.stderr, flush=True)
+    text = summary(outcomes)
+    if dropped:
+        text += "\n\ndropped as legitimate input (not measured):\n" + "\n".join(
+            f"  {case_id}: {reason}" for case_id, reason in dropped.items()
+        )
+    rows = table(outcomes)
+    print(rows)
+    print()
+    print(text)
+    if args.record:
+        args.record.parent.mkdir(parents=True, exist_ok=True)
+        args.record.write_text(
+            header(sys.argv) + "\n\n" + text + "\n\n" + rows + "\n", encoding="utf-8"
+        )
+        print(f"\nrecorded in {args.record}")
+    return 0 if passes(outcomes) else 1
+
+
 def header(argv: list[str]) -> str:
     """When, where and how a record was made."""
     import datetime
