@@ -202,18 +202,22 @@ class DecoderOnlyTranslator(nn.Module):
 
     # -- the joined sequence ----------------------------------------------------------------
 
+    def _check_source(self, src: Tensor) -> None:
+        """Token ids, right-padded, at most ``max_src_len``, no all-``<pad>`` row."""
+        c = self.config
+        check_source(
+            src,
+            c.src_vocab,
+            pad_id=PAD,
+            max_len=c.max_src_len,
+            max_name="max_src_len",
+            right_padded=True,
+        )
+
     def _left_pad(self, src: Tensor) -> tuple[Tensor, Tensor]:
         """Right-padded ``src`` ``(B, S)`` -> left-padded ``(B, S)`` and pads per row ``(B,)``."""
-        c = self.config
         if not nested():
-            check_source(
-                src,
-                c.src_vocab,
-                pad_id=PAD,
-                max_len=c.max_src_len,
-                max_name="max_src_len",
-                right_padded=True,
-            )
+            self._check_source(src)
         S = src.shape[1]
         pads = (src == PAD).sum(dim=1)  # (B,)
         # row b, column j reads column (j - pads[b]) mod S: the tail of pads moves to the front
@@ -288,14 +292,7 @@ class DecoderOnlyTranslator(nn.Module):
         """Teacher forcing: the prefix, then the whole target in one causal pass."""
         c = self.config
         if not nested():
-            check_source(
-                src,
-                c.src_vocab,
-                pad_id=PAD,
-                max_len=c.max_src_len,
-                max_name="max_src_len",
-                right_padded=True,
-            )
+            self._check_source(src)
             check_target(tgt_in, src, c.tgt_vocab, max_len=c.max_len, sos_id=SOS)
         with checked():
             logits, _, _ = self.step(tgt_in, self.init_cache(src))
