@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import (
     check_attention_inputs,
     check_attn_mask,
@@ -33,6 +34,10 @@ from course_lib.masking import masked_softmax, merge_masks
 __all__ = ["scaled_dot_product_attention", "AdditiveAttention", "Attention"]
 
 
+@explains_bad_calls(
+    is_causal="course_lib writes attn_mask=causal_mask(T) (True = blocked)",
+    mask="course_lib names a mask by what it blocks: key_padding_mask= for padded keys (B, S), attn_mask= for a (T, S) pattern such as causal_mask(T) (True = blocked)",
+)
 def scaled_dot_product_attention(
     query: Tensor,
     key: Tensor,
@@ -163,6 +168,10 @@ class Attention(nn.Module):
         self.k_proj = nn.Linear(input_dim, proj_dim)
         self.v_proj = nn.Linear(input_dim, proj_dim) if proj_values else None
 
+    @explains_bad_calls(
+        is_causal="course_lib writes attn_mask=causal_mask(T) (True = blocked)",
+        mask="course_lib names a mask by what it blocks: key_padding_mask= for padded keys (B, S), attn_mask= for a (T, S) pattern such as causal_mask(T) (True = blocked)",
+    )
     def forward(
         self,
         query: Tensor,

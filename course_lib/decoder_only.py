@@ -42,6 +42,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor, nn
 
+from course_lib._foreign_names import explain_config
 from course_lib._validate import (
     check_decoding_step,
     check_dropout,
@@ -64,6 +65,12 @@ NORMS = ("layer", "rms")
 FEED_FORWARDS = ("relu", "swiglu")
 
 
+@explain_config(
+    num_encoder_layers="the decoder-only model has one stack: num_layers= (num_encoder_layers is TranslationConfig's)",
+    num_decoder_layers="the decoder-only model has one stack: num_layers= (num_decoder_layers is TranslationConfig's)",
+    nhead="course_lib calls it num_heads",
+    dim_feedforward="course_lib calls it d_ff",
+)
 @dataclass(frozen=True)
 class DecoderOnlyConfig:
     """Sizes of a :class:`DecoderOnlyTranslator`."""

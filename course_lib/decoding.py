@@ -36,6 +36,7 @@ from typing import Any, Protocol
 import torch
 from torch import Tensor
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import check_positive_int, check_type, shape_str, type_name, warn_user
 from course_lib.tatoeba import normalize
 from course_lib.train import evaluating
@@ -121,6 +122,7 @@ def _check(model: Translator, src: Tensor, max_new_tokens: int, name: str) -> No
 RECOMPUTE = ("nothing", "decoder", "everything")
 
 
+@explains_bad_calls(max_len="course_lib calls it max_new_tokens=")
 def greedy_decode(
     model: Translator | None = None,
     src: Tensor | None = None,
@@ -163,6 +165,7 @@ def greedy_decode(
     return ys[:, 1:]
 
 
+@explains_bad_calls(max_len="course_lib calls it max_new_tokens=")
 def beam_search(
     model: Translator | None = None,
     src: Tensor | None = None,

@@ -29,6 +29,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from course_lib._foreign_names import explain_config, explains_bad_calls
 from course_lib._validate import check_type
 from course_lib.geo import from_local
 
@@ -82,6 +83,7 @@ def _with_time(latlon: np.ndarray, times: np.ndarray) -> np.ndarray:
     return np.concatenate([latlon, times[..., None]], axis=-1)  # (N, L, 2) + (N, L) -> (N, L, 3)
 
 
+@explains_bad_calls()
 def lecture_trajectories(
     n: int,
     *,
@@ -123,6 +125,7 @@ def lecture_trajectories(
     return _with_time(seen, times[:, :observed]), _with_time(ahead, times[:, observed:])
 
 
+@explain_config
 @dataclass(frozen=True)
 class CityConfig:
     """How :func:`city_trajectories` moves its objects. Per-mode tuples follow :data:`MODES`.

@@ -38,6 +38,7 @@ import numpy as np
 import sacrebleu
 import torch
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._sacrebleu import (
     grouped_corpus_score,
     interval_half_width,
@@ -270,6 +271,7 @@ def _corpus_score(name: str, hypotheses, references, n_bootstrap: int, groups) -
     return CorpusScore(name, float(result.score), str(result), signature, ci, resampled)
 
 
+@explains_bad_calls()
 def corpus_bleu(
     hypotheses: Sequence[str],
     references: Sequence[str],

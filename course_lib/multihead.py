@@ -28,6 +28,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import (
     check_attn_mask,
     check_dropout,
@@ -90,6 +91,11 @@ class MultiHeadAttention(nn.Module):
         with ``average_attn_weights=False``, or ``None`` with ``need_weights=False``.
     """
 
+    @explains_bad_calls(
+        batch_first="course_lib's attention is always batch-first: inputs are (B, T, D), so leave batch_first out",
+        embed_dim="course_lib calls the width d_model: MultiHeadAttention(d_model, num_heads)",
+        nhead="course_lib calls it num_heads",
+    )
     def __init__(
         self,
         d_model: int,
@@ -260,6 +266,10 @@ class MultiHeadAttention(nn.Module):
 
     # -- the four entry points ----------------------------------------------------------------
 
+    @explains_bad_calls(
+        is_causal="course_lib writes attn_mask=causal_mask(T) (True = blocked)",
+        mask="course_lib names a mask by what it blocks: key_padding_mask= for padded keys (B, S), attn_mask= for a (T, S) pattern such as causal_mask(T) (True = blocked)",
+    )
     def forward(
         self,
         query: Tensor,

@@ -21,6 +21,8 @@ from numbers import Real
 
 import numpy as np
 
+from course_lib._foreign_names import explains_bad_calls
+
 __all__ = ["holm", "significant"]
 
 #: A family of p-values: a sequence (list, tuple, 1-D array) or a dict name -> p.
@@ -107,6 +109,9 @@ def _like(template, keys: list, values: list):
     return tuple(values) if isinstance(template, tuple) else list(values)
 
 
+@explains_bad_calls(
+    alpha="holm only adjusts the p-values; alpha goes to significant: significant(holm(p), alpha=0.05)"
+)
 def holm(p_values: PValues) -> PValues:
     """Holm's step-down adjusted p-values, in the order (or with the keys) they came in.
 
@@ -144,6 +149,7 @@ def holm(p_values: PValues) -> PValues:
     return _like(p_values, keys, adjusted)
 
 
+@explains_bad_calls()
 def significant(adjusted: PValues, *, alpha: float = 0.05) -> PValues:
     """Which comparisons are significant at family-wise level ``alpha``: ``adjusted <= alpha``.
 

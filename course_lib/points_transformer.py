@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from course_lib._foreign_names import explain_config, explains_bad_calls
 from course_lib._validate import (
     check_positive_int,
     check_sequence,
@@ -32,6 +33,9 @@ from course_lib.transformer import TransformerDecoder, TransformerEncoder
 __all__ = ["SelfAttentionConfig", "SelfAttentionEncoderDecoder"]
 
 
+@explain_config(
+    input_len="the model reads the source length from the source; only target_len= is set"
+)
 @dataclass(frozen=True)
 class SelfAttentionConfig:
     """Sizes of the self-attention encoder-decoder (default sizes: the lecture's squares
@@ -83,6 +87,11 @@ class SelfAttentionEncoderDecoder(nn.Module):
             ``target_len`` (training).
     """
 
+    @explains_bad_calls(
+        input_len="SelfAttentionEncoderDecoder is built from one SelfAttentionConfig: SelfAttentionEncoderDecoder(SelfAttentionConfig(target_len=2, ...)), not from the lecture model's (encoder, decoder, input_len, target_len)",
+        target_len="SelfAttentionEncoderDecoder is built from one SelfAttentionConfig: SelfAttentionEncoderDecoder(SelfAttentionConfig(target_len=2, ...)), not from the lecture model's (encoder, decoder, input_len, target_len)",
+        positional="SelfAttentionEncoderDecoder is built from one SelfAttentionConfig: SelfAttentionEncoderDecoder(SelfAttentionConfig(target_len=2, ...)), not from the lecture model's (encoder, decoder, input_len, target_len)",
+    )
     def __init__(self, config: SelfAttentionConfig = SelfAttentionConfig()) -> None:
         super().__init__()
         check_type(

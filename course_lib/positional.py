@@ -18,6 +18,7 @@ import numbers
 import torch
 from torch import Tensor, nn
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import (
     check_non_negative_int,
     check_positive_int,
@@ -85,12 +86,16 @@ class PositionalEncoding(nn.Module):
             another width), or positions beyond ``max_len``.
     """
 
+    @explains_bad_calls(
+        dropout="course_lib's PositionalEncoding(max_len, d_model) adds no dropout, unlike the PyTorch tutorial's (d_model, dropout, max_len): follow it with nn.Dropout(p) if you want one"
+    )
     def __init__(self, max_len: int, d_model: int) -> None:
         super().__init__()
         self.max_len, self.d_model = max_len, d_model
         table = sinusoidal_encoding(max_len, d_model).unsqueeze(0)  # (1, max_len, D)
         self.register_buffer("pe", table)
 
+    @explains_bad_calls()
     def forward(self, x: Tensor, start: int = 0) -> Tensor:
         self._check(x)
         check_non_negative_int(start, "start")

@@ -34,6 +34,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from course_lib._foreign_names import explain_config
 from course_lib._validate import (
     check_decoding_step,
     check_dropout,
@@ -53,6 +54,10 @@ __all__ = ["ATTENTION", "RecurrentConfig", "RecurrentState", "RecurrentTranslato
 ATTENTION = ("none", "bahdanau")
 
 
+@explain_config(
+    d_model="the GRU translator has two widths: embed_dim= (the embeddings) and hidden_dim= (the GRU's state)",
+    num_layers="the GRU translator has one GRU layer each side; it takes no num_layers",
+)
 @dataclass(frozen=True)
 class RecurrentConfig:
     """Sizes of a :class:`RecurrentTranslator`.

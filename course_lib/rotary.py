@@ -23,6 +23,7 @@ import math
 import torch
 from torch import Tensor
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import (
     check_non_negative_int,
     check_positive_int,
@@ -61,6 +62,7 @@ def rotary_angles(
     return position[:, None] * speed  # (L, 1) * (Dh / 2,) -> (L, Dh / 2)
 
 
+@explains_bad_calls()
 def apply_rotary(
     x: Tensor, *, start: int = 0, positions: Tensor | None = None, base: float = 10000.0
 ) -> Tensor:

@@ -19,6 +19,7 @@ import torch
 from torch import nn
 from torch.optim.lr_scheduler import LambdaLR
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import check_type, type_name
 
 __all__ = ["warmup_inverse_sqrt", "warmup_cosine"]
@@ -78,6 +79,9 @@ def warmup_inverse_sqrt(optimizer: torch.optim.Optimizer, warmup: int) -> Lambda
     return LambdaLR(optimizer, factor)
 
 
+@explains_bad_calls(
+    missing="warmup_cosine(optimizer, warmup, total) builds the scheduler itself: scheduler = warmup_cosine(optimizer, warmup=..., total=...), not LambdaLR(optimizer, warmup_cosine)"
+)
 def warmup_cosine(
     optimizer: torch.optim.Optimizer, warmup: int, total: int, floor: float = 0.0
 ) -> LambdaLR:

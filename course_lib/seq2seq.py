@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from course_lib._foreign_names import explain_config, explains_bad_calls
 from course_lib._validate import (
     check_hidden,
     check_key_padding_mask,
@@ -45,6 +46,9 @@ from course_lib._validate import (
 __all__ = ["Seq2SeqConfig", "Encoder", "DecoderStep", "Decoder", "EncoderDecoder"]
 
 
+@explain_config(
+    input_len="the model reads the source length from the source; only target_len= is set"
+)
 @dataclass(frozen=True)
 class Seq2SeqConfig:
     """Sizes and decoding settings of a recurrent encoder-decoder."""
@@ -212,6 +216,10 @@ class EncoderDecoder(nn.Module):
         with ``need_weights=True`` also the attention weights ``(B, T, S)`` (or ``None``).
     """
 
+    @explains_bad_calls(
+        input_len="the library's EncoderDecoder reads the source length from the source itself: EncoderDecoder(encoder, decoder, target_len=...)",
+        missing="to build one from a Seq2SeqConfig, use EncoderDecoder.from_config(config)",
+    )
     def __init__(
         self,
         encoder: nn.Module,

@@ -27,6 +27,7 @@ import torch
 from matplotlib.figure import Figure
 from torch.utils.data import TensorDataset
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import check_positive_int, check_seed, type_name
 from course_lib.plots import to_numpy
 
@@ -160,6 +161,9 @@ def signed_area(points: np.ndarray | torch.Tensor) -> np.ndarray:
     return 0.5 * np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1)
 
 
+@explains_bad_calls(
+    input_len="course_lib calls it source_len: split_source_target(points, source_len=2)"
+)
 def split_source_target(
     points: np.ndarray | torch.Tensor, source_len: int = 2
 ) -> tuple[torch.Tensor, torch.Tensor]:

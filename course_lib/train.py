@@ -31,6 +31,7 @@ import torch
 from torch import Tensor, nn
 from tqdm.std import tqdm
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._train_checks import (
     _check_batch_items,
     _check_checkpoint,
@@ -314,6 +315,10 @@ class Trainer:
         with evaluating(self.model):
             return self._run_epoch(loader, train=False)
 
+    @explains_bad_calls(
+        num_epochs="course_lib calls it epochs=",
+        verbose="course_lib writes progress=False to hide the progress bar",
+    )
     def fit(
         self,
         train_loader: Iterable,

@@ -32,6 +32,7 @@ import numpy as np
 import torch
 from torch.utils.data import TensorDataset
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import check_type, type_name
 from course_lib.geo import _as_array, from_local, haversine, to_local
 
@@ -278,6 +279,10 @@ class TrajectoryFeatures:
         self.scaler = scaler
 
     @classmethod
+    @explains_bad_calls(
+        positional="pass the (observed, future) pair unpacked, with *: TrajectoryFeatures.fit(*train), where train = (observed, future) of the training trajectories",
+        missing="pass the (observed, future) pair unpacked, with *: TrajectoryFeatures.fit(*train), where train = (observed, future) of the training trajectories",
+    )
     def fit(cls, observed, future) -> TrajectoryFeatures:
         """Fit the scaler on a training split ``(N, S, 3)``, ``(N, T, 3)``."""
         source, target = relative_metres(observed, future)

@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 from torch import Tensor, nn
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import (
     check_dropout,
     check_positive_int,
@@ -82,6 +83,12 @@ class _Layer(nn.Module):
 
     cross_attention = False  # the decoder's middle sublayer
 
+    @explains_bad_calls(
+        norm_first="course_lib writes add_norm='pre' (norm_first=True) or add_norm='post' (the default)",
+        nhead="course_lib calls it num_heads",
+        dim_feedforward="course_lib calls it d_ff",
+        batch_first="course_lib's layers are always batch-first: inputs are (B, T, D), so leave batch_first out",
+    )
     def __init__(
         self,
         d_model: int,
@@ -132,6 +139,9 @@ class EncoderLayer(_Layer):
         ``(B, S, D)`` and, with ``need_weights``, the weights of every head ``(B, Nh, S, S)``.
     """
 
+    @explains_bad_calls(
+        positional="masks are keyword-only: layer(x, src_mask=mask) or layer(x, src_key_padding_mask=padding)"
+    )
     def forward(
         self,
         x: Tensor,
@@ -186,6 +196,9 @@ class DecoderLayer(_Layer):
 
     cross_attention = True
 
+    @explains_bad_calls(
+        positional="masks are keyword-only: layer(x, memory, tgt_mask=causal_mask(T), memory_key_padding_mask=padding)"
+    )
     def forward(
         self,
         x: Tensor,
@@ -309,6 +322,13 @@ class _Stack(nn.Module):
 
     layer_type: type[_Layer]
 
+    @explains_bad_calls(
+        norm_first="course_lib writes add_norm='pre' (norm_first=True) or add_norm='post' (the default)",
+        nhead="course_lib calls it num_heads",
+        dim_feedforward="course_lib calls it d_ff",
+        batch_first="course_lib's layers are always batch-first: inputs are (B, T, D), so leave batch_first out",
+        missing="it builds its own layers from these sizes; it takes no EncoderLayer or DecoderLayer, unlike nn.TransformerEncoder(encoder_layer, num_layers)",
+    )
     def __init__(
         self,
         d_model: int,
@@ -336,6 +356,9 @@ class TransformerEncoder(_Stack):
 
     layer_type = EncoderLayer
 
+    @explains_bad_calls(
+        positional="masks are keyword-only: encoder(x, src_mask=mask) or encoder(x, src_key_padding_mask=padding)"
+    )
     def forward(
         self,
         x: Tensor,
@@ -397,6 +420,9 @@ class TransformerDecoder(_Stack):
 
     layer_type = DecoderLayer
 
+    @explains_bad_calls(
+        positional="masks are keyword-only: decoder(x, memory, tgt_mask=causal_mask(T), memory_key_padding_mask=padding)"
+    )
     def forward(
         self,
         x: Tensor,

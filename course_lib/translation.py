@@ -24,6 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from course_lib._foreign_names import explain_config, explains_bad_calls
 from course_lib._validate import (
     check_decoding_step,
     check_dropout,
@@ -44,6 +45,13 @@ from course_lib.vocab import PAD, SOS
 __all__ = ["TranslationConfig", "TranslationTransformer", "TranslationCache", "translation_loss"]
 
 
+@explain_config(
+    num_layers="the encoder-decoder has two stacks: num_encoder_layers= and num_decoder_layers= (num_layers is DecoderOnlyConfig's)",
+    src_vocab_size="course_lib calls it src_vocab: TranslationConfig(src_vocab=len(src_vocab), tgt_vocab=len(tgt_vocab), ...)",
+    tgt_vocab_size="course_lib calls it tgt_vocab: TranslationConfig(src_vocab=len(src_vocab), tgt_vocab=len(tgt_vocab), ...)",
+    nhead="course_lib calls it num_heads",
+    dim_feedforward="course_lib calls it d_ff",
+)
 @dataclass(frozen=True)
 class TranslationConfig:
     """Sizes of a :class:`TranslationTransformer`."""
@@ -185,6 +193,9 @@ class TranslationTransformer(nn.Module):
         return self.output(h), cache._replace(decoder=decoder_cache), weights
 
 
+@explains_bad_calls(
+    ignore_index="translation_loss always ignores <pad> (PAD) already: translation_loss(logits, tgt_out)"
+)
 def translation_loss(
     logits: Tensor, target: Tensor, label_smoothing: float = 0.0, *, reduction: str = "mean"
 ) -> Tensor:

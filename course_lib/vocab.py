@@ -29,6 +29,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import check_positive_int, check_type, type_name
 from course_lib.tatoeba import normalize
 
@@ -160,6 +161,9 @@ class Vocab:
     def __repr__(self) -> str:
         return f"Vocab({len(self)} tokens, {len(self) - len(SPECIALS)} words)"
 
+    @explains_bad_calls(
+        add_special_tokens="course_lib writes eos=False to leave out <eos> (and sos=True to add <sos>)"
+    )
     def encode(
         self, sentence: str, *, sos: bool = False, eos: bool = True, max_tokens: int | None = None
     ) -> list[int]:
@@ -209,6 +213,9 @@ class Vocab:
             "with normalize from course_lib.tatoeba (load_pairs gives normalised pairs)"
         )
 
+    @explains_bad_calls(
+        skip_special_tokens="course_lib writes strip=True (the default) to drop <sos>, <eos> and <pad>"
+    )
     def decode(self, ids: Iterable[int], *, strip: bool = True) -> str:
         """Words of token ids. ``strip`` stops at ``<eos>`` and drops ``<pad>``/``<sos>``.
 

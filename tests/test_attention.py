@@ -244,3 +244,11 @@ def test_sizes_and_a_scale_of_sqrt_e_are_named():
     q = torch.randn(1, 3, 4)
     with pytest.warns(UserWarning, match=r"scale=2 is sqrt\(E\) for E=4.*1 / sqrt\(E\)"):
         scaled_dot_product_attention(q, q, q, scale=2.0)
+
+
+def test_foreign_keywords_name_the_course_s_masks():
+    q = torch.zeros(1, 2, 4)
+    with pytest.raises(TypeError, match=r"'is_causal'.*attn_mask=causal_mask\(T\)"):
+        scaled_dot_product_attention(q, q, q, is_causal=True)
+    with pytest.raises(TypeError, match=r"Attention.forward\(\).*'mask'.*key_padding_mask="):
+        Attention(4)(q, q, mask=torch.zeros(1, 2, dtype=torch.bool))

@@ -253,3 +253,12 @@ def test_the_floor_passes_and_its_mistakes_are_named(capsys):
             check_stay_floor(one_step)
     with pytest.raises(CheckFailed, match="one number"):
         check_stay_floor(lambda n, rng: "98.9 m")
+
+
+def test_check_plot_trajectories_of_the_pair_whole_is_explained():
+    import pytest
+
+    from course_lib.checks.gps_pipeline import check_plot_trajectories
+
+    with pytest.raises(TypeError, match=r"missing.*'n'.*\(observed, future\) pair unpacked"):
+        check_plot_trajectories(print, ("observed", "future"), 5)

@@ -162,3 +162,8 @@ def test_a_left_padded_source_is_refused_like_the_recurrent_twin():
     left = torch.tensor([[PAD, 5, 6], [7, 8, 9]])
     with pytest.raises(ValueError, match=r"src must be right-padded.*left padding\?"):
         small()(left, torch.full((2, 2), SOS))
+
+
+def test_encoder_decoder_layer_names_point_to_num_layers():
+    with pytest.raises(TypeError, match=r"'num_encoder_layers'.*num_layers="):
+        DecoderOnlyConfig(10, 10, num_encoder_layers=1, num_decoder_layers=1)

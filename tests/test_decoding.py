@@ -224,3 +224,10 @@ def test_decoders_that_cannot_be_called_as_decode_model_src_are_named():
         greedy_decode(model, src, max_new_tokens=3)
     with pytest.raises(TypeError, match=r"one sentence needs a batch axis, src\[None\]"):
         model.init_cache(src[0])
+
+
+def test_max_len_and_a_positional_beam_size_are_named():
+    with pytest.raises(TypeError, match=r"'max_len'.*max_new_tokens="):
+        greedy_decode(None, torch.zeros(1, 3, dtype=torch.long), max_len=10)
+    with pytest.raises(TypeError, match=r"keyword-only.*beam_size=4"):
+        beam_search(None, torch.zeros(1, 3, dtype=torch.long), 4)

@@ -160,3 +160,10 @@ def test_a_negative_per_mode_value_names_the_mode_and_the_default():
     assert "cruise_mean must not be negative" in message
     assert "its bike value is -4.5" in message
     assert "cruise_mean=(1.4, 4.5, 8.5)" in message
+
+
+def test_a_positional_generator_is_named_rng():
+    with pytest.raises(TypeError, match=r"keyword-only.*rng="):
+        lecture_trajectories(20, np.random.default_rng(0))
+    with pytest.raises(TypeError, match=r"CityConfig\(\).*'interval'.*did you mean interval_s="):
+        CityConfig(interval=20.0)

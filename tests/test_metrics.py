@@ -307,3 +307,10 @@ def test_a_mean_loss_where_the_sum_goes_is_warned_of():
         perplexity(2.3, 1)  # one token: sum and mean are the same
         perplexity(0.01, 5000)  # a summed loss that small: a near-perfect model
         perplexity(0.6 * 30, 30)  # a good model on a few tokens
+
+
+def test_bootstrap_samples_passed_positionally_are_named():
+    from course_lib.metrics import corpus_bleu
+
+    with pytest.raises(TypeError, match=r"keyword-only.*n_bootstrap=1000"):
+        corpus_bleu(["a b"], ["a b"], 1000)

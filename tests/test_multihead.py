@@ -353,3 +353,15 @@ def test_swapped_sizes_and_ignored_positions_are_named():
 def test_a_step_without_its_time_axis_is_named():
     with pytest.raises(ValueError, match=r"x\[:, -1:\] rather than x\[:, -1\]"):
         MultiHeadAttention(8, 2).self_attention_step(torch.randn(2, 8), None)
+
+
+def test_pytorch_keywords_name_the_course_s():
+    from course_lib.multihead import MultiHeadAttention
+
+    with pytest.raises(TypeError, match=r"'batch_first'.*always batch-first"):
+        MultiHeadAttention(8, 2, batch_first=True)
+    with pytest.raises(TypeError, match=r"'embed_dim'.*d_model"):
+        MultiHeadAttention(embed_dim=8, num_heads=2)
+    x = torch.zeros(1, 3, 8)
+    with pytest.raises(TypeError, match=r"MultiHeadAttention.forward\(\).*'is_causal'.*attn_mask="):
+        MultiHeadAttention(8, 2)(x, x, x, is_causal=True)

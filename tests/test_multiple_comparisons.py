@@ -196,3 +196,12 @@ def test_a_tensor_p_value_gets_item():
 
     with pytest.raises(TypeError, match=r"must be a number.*p.item\(\)"):
         holm([torch.tensor(0.01), 0.2])
+
+
+def test_alpha_is_named_where_it_goes():
+    from course_lib.multiple_comparisons import holm, significant
+
+    with pytest.raises(TypeError, match=r"holm\(\).*'alpha'.*significant\(holm\(p\), alpha=0.05\)"):
+        holm([0.01, 0.04], alpha=0.05)
+    with pytest.raises(TypeError, match=r"keyword-only.*alpha=0.05"):
+        significant([0.01, 0.04], 0.05)

@@ -183,3 +183,8 @@ def test_encode_s_pair_given_as_memory_says_unpack_it(need_weights):
 def test_positional_must_be_a_bool_not_chapter_7s_word():
     with pytest.raises(TypeError, match=r"positional must be True or False.*got 'none'"):
         SelfAttentionEncoderDecoder(SelfAttentionConfig(positional="none"))
+
+
+def test_the_lecture_signature_names_the_config():
+    with pytest.raises(TypeError, match=r"'input_len'.*SelfAttentionConfig"):
+        SelfAttentionEncoderDecoder(None, None, input_len=2, target_len=2)

@@ -95,3 +95,10 @@ def test_numpy_arrays_and_token_ids_are_refused_by_name():
 def test_the_base_must_be_a_number_above_one(base):
     with pytest.raises(ValueError, match="base must be"):
         sinusoidal_encoding(4, 4, base=base)
+
+
+def test_the_tutorial_signature_is_named():
+    from course_lib.positional import PositionalEncoding
+
+    with pytest.raises(TypeError, match=r"'dropout'.*PositionalEncoding\(max_len, d_model\)"):
+        PositionalEncoding(d_model=8, dropout=0.1)

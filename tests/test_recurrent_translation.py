@@ -175,3 +175,8 @@ def test_a_bahdanau_model_learns_to_reverse_sentences(reversal_task):
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
     right = reversal_task(model, optimizer, clip_grad_norm=1.0)
     assert right >= 80, f"only {right} of 100 held-out sentences reversed"
+
+
+def test_d_model_names_the_gru_widths():
+    with pytest.raises(TypeError, match=r"RecurrentConfig\(\).*'d_model'.*embed_dim=.*hidden_dim="):
+        RecurrentConfig(10, 10, d_model=8)

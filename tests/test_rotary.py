@@ -125,3 +125,8 @@ def test_positions_must_be_a_tensor():
 def test_the_base_must_be_a_number_above_one():
     with pytest.raises(ValueError, match="base must be above 1"):
         rotary_angles(4, 8, base=0.5)
+
+
+def test_start_passed_positionally_is_named():
+    with pytest.raises(TypeError, match=r"keyword-only.*start=3"):
+        apply_rotary(torch.tensor([1.0, 0.0])[None], 3)

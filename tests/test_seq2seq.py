@@ -206,3 +206,10 @@ def test_float_sizes_and_a_decoder_that_breaks_the_protocol_are_named():
         TypeError, match=r"must return \(out, hidden, weights\).*MyDecoder returned a tuple of 2"
     ):
         EncoderDecoder(Encoder(2, 4), MyDecoder(2, 4), target_len=2)(torch.randn(3, 4, 2))
+
+
+def test_the_lecture_model_s_arguments_are_explained():
+    with pytest.raises(TypeError, match=r"'input_len'.*source"):
+        EncoderDecoder(Encoder(2, 2), Decoder(2, 2), input_len=2, target_len=2)
+    with pytest.raises(TypeError, match=r"EncoderDecoder.from_config\(config\)"):
+        EncoderDecoder(Seq2SeqConfig(n_features=2, hidden_dim=2, target_len=2))

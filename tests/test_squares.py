@@ -273,3 +273,10 @@ def test_datasets_of_an_already_split_source_and_target_are_named():
         ValueError, match=r"train_points holds sequences of 2 points.*whole sequences"
     ):
         seq2seq_datasets(source, target)
+
+
+def test_input_len_names_source_len():
+    from course_lib.squares import split_source_target
+
+    with pytest.raises(TypeError, match=r"'input_len'.*source_len="):
+        split_source_target(np.zeros((3, 4, 2)), input_len=2)

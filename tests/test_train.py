@@ -850,3 +850,22 @@ def test_a_diverging_training_is_told_from_nan_in_the_data():
     with pytest.raises(FloatingPointError, match=r"loss is (NaN|inf) at epoch") as err:
         trainer.fit(DataLoader(TensorDataset(x * 1e10, y), batch_size=8), epochs=3, progress=False)
     assert "lower the learning rate" in str(err.value)
+
+
+def test_keras_style_fit_keywords_are_named():
+    from course_lib.train import Trainer
+
+    model = torch.nn.Linear(1, 1)
+    trainer = Trainer(model, torch.nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1), "cpu")
+    with pytest.raises(TypeError, match=r"Trainer.fit\(\).*'num_epochs'.*epochs="):
+        trainer.fit([], num_epochs=2)
+    with pytest.raises(TypeError, match=r"'verbose'.*progress=False"):
+        trainer.fit([], verbose=False)
+
+
+def test_warmup_cosine_given_to_lambdalr_is_explained():
+    from course_lib.schedules import warmup_cosine
+
+    optimizer = torch.optim.SGD(torch.nn.Linear(1, 1).parameters(), lr=0.1)
+    with pytest.raises(TypeError, match=r"warmup_cosine\(\).*builds the scheduler itself"):
+        torch.optim.lr_scheduler.LambdaLR(optimizer, warmup_cosine)

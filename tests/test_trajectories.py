@@ -456,3 +456,11 @@ def test_a_baseline_fitted_on_fewer_trajectories_than_columns_is_warned_about():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         HeadingFrameLinear.fit(observed[:8], future[:8])  # determined: no warning
+
+
+def test_the_pair_passed_whole_is_explained():
+    from course_lib.gps import lecture_trajectories
+    from course_lib.trajectories import TrajectoryFeatures
+
+    with pytest.raises(TypeError, match=r"'future'.*\(observed, future\) pair unpacked.*\*train"):
+        TrajectoryFeatures.fit(lecture_trajectories(5, rng=np.random.default_rng(0)))

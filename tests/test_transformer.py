@@ -321,3 +321,15 @@ def test_the_stack_and_layer_names_of_the_source_mask_are_told_apart():
         TypeError, match=r"TransformerEncoder .* 'src_mask': this module calls it mask="
     ):
         TransformerEncoder(8, 2, 16, 1)(x, src_mask=causal_mask(5))
+
+
+def test_pytorch_names_and_positional_masks_are_explained():
+    with pytest.raises(TypeError, match=r"EncoderLayer\(\).*'norm_first'.*add_norm='pre'"):
+        EncoderLayer(d_model=8, num_heads=2, d_ff=16, norm_first=True)
+    with pytest.raises(TypeError, match=r"'nhead'.*num_heads"):
+        EncoderLayer(d_model=6, nhead=3, dim_feedforward=10)
+    layer = EncoderLayer(d_model=8, num_heads=2, d_ff=16)
+    with pytest.raises(TypeError, match=r"keyword-only: layer\(x, src_mask=mask\)"):
+        layer(torch.zeros(1, 5, 8), causal_mask(5))
+    with pytest.raises(TypeError, match=r"d_model.*takes no EncoderLayer"):
+        TransformerEncoder(layer, num_layers=2)

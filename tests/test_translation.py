@@ -181,3 +181,14 @@ def test_the_loss_names_a_pair_and_a_target_that_is_the_decoders_input():
         translation_loss(model(src, tgt_in, need_weights=True), tgt_in)
     with pytest.warns(UserWarning, match=r"every target row starts with <sos>.*batch.tgt_out"):
         translation_loss(model(src, tgt_in), tgt_in)
+
+
+def test_other_libraries_names_are_explained():
+    with pytest.raises(
+        TypeError, match=r"TranslationConfig\(\).*'num_layers'.*num_encoder_layers="
+    ):
+        TranslationConfig(10, 10, num_layers=1)
+    with pytest.raises(TypeError, match=r"'src_vocab_size'.*src_vocab="):
+        TranslationConfig(src_vocab_size=10, tgt_vocab_size=10)
+    with pytest.raises(TypeError, match=r"'ignore_index'.*<pad>"):
+        translation_loss(torch.zeros(1, 2, 5), torch.zeros(1, 2, dtype=torch.long), ignore_index=0)

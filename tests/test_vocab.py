@@ -319,3 +319,11 @@ def test_pair_batches_refuse_targets_encoded_with_sos():
     with pytest.raises(ValueError, match="starts with <sos>"):  # tensors too
         PairBatches([(torch.tensor([5, EOS]), torch.tensor([SOS, 6, EOS]))], 2)
     PairBatches([(vocab.encode(s), vocab.encode(s)) for s in TRAIN], 2)  # no <sos>: accepted
+
+
+def test_hugging_face_keywords_are_named():
+    vocab = Vocab(["i am happy"])
+    with pytest.raises(TypeError, match=r"'skip_special_tokens'.*strip=True"):
+        vocab.decode(vocab.encode("i am happy"), skip_special_tokens=True)
+    with pytest.raises(TypeError, match=r"'add_special_tokens'.*eos=False"):
+        vocab.encode("i am happy", add_special_tokens=False)

@@ -21,6 +21,7 @@ import torch
 from torch import nn
 from torch.nn.modules.module import register_module_forward_pre_hook
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib.checks._core import (
     CheckFailed,
     call_student,
@@ -56,6 +57,9 @@ __all__ = [
 STAY_FLOOR_M = 98.94
 
 
+@explains_bad_calls(
+    missing="pass the (observed, future) pair unpacked, with *: check_plot_trajectories(plot_trajectories, *ex_train, n)"
+)
 def check_plot_trajectories(plot_trajectories: Callable, observed, future, n: int) -> None:
     """Check ``plot_trajectories(observed, future, n) -> fig``: the first ``n`` trajectories
     on one map, in metres east and north of Florence's centre, with equal axes."""
