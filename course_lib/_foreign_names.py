@@ -187,3 +187,48 @@ def _short(value) -> str:
     if isinstance(value, bool | int | float | str) and len(repr(value)) <= 12:
         return repr(value)
     return "..."
+
+
+def explains_foreign_attributes(**hints: str) -> Callable[[C], C]:
+    """Class decorator: reading an attribute another library's class has (``in_proj_weight``,
+    ``init_hidden``, ``predict``) raises an ``AttributeError`` that says what course_lib
+    has instead.
+
+    Only a failed lookup reaches it (Python calls ``__getattr__`` after the normal lookup
+    fails); an ``nn.Module``'s own ``__getattr__`` (parameters, buffers, submodules) runs
+    first, unchanged. Names not in ``hints`` keep Python's message.
+    """
+
+    def decorate(cls: C) -> C:
+        inherited = getattr(cls, "__getattr__", None)
+
+        def __getattr__(self, name: str):
+            if inherited is not None:
+                try:
+                    return inherited(self, name)
+                except AttributeError:
+                    if name not in hints:
+                        raise
+            elif name not in hints:
+                raise AttributeError(
+                    f"{type(self).__name__!r} object has no attribute {name!r}", obj=self, name=name
+                )
+            raise AttributeError(f"{type(self).__name__} has no {name}: {hints[name]}") from None
+
+        cls.__getattr__ = __getattr__
+        return cls
+
+    return decorate
+
+
+def not_subscriptable(cls_name: str, hint: str) -> Callable:
+    """A ``__getitem__`` that refuses every index with ``hint``: for objects read by
+    attribute (``split.train``) or by iteration (``for batch in batches``), where a
+    dictionary's or list's habit (``split["train"]``, ``batches[0]``) would otherwise get
+    Python's "object is not subscriptable". Unpacking (``a, b, c = split``) gets it too.
+    """
+
+    def __getitem__(self, key):
+        raise TypeError(f"{cls_name} is not indexed, so [{key!r}] cannot work: {hint}")
+
+    return __getitem__

@@ -217,6 +217,16 @@ def check_attention_inputs(
     for name, t in (("query", query), ("key", key), ("value", value)):
         if t.ndim < 2:
             raise ValueError(f"{name} must be (..., length, features), got {shape_str(t)}")
+    if (query_dim is not None or key_dim is not None) and query.ndim != key.ndim:
+        one = (
+            " (one query per sequence is (B, 1, Eq): query.unsqueeze(1))"
+            if query.ndim < key.ndim
+            else ""
+        )
+        raise ValueError(
+            f"query and key must be batches of the same rank, query (B, T, Eq) and key "
+            f"(B, S, Ek): got query {shape_str(query)} and key {shape_str(key)}{one}"
+        )
     try:
         batch = torch.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
     except RuntimeError as err:

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from course_lib._foreign_names import explains_bad_calls
+from course_lib._foreign_names import explains_bad_calls, explains_foreign_attributes
 from course_lib._validate import (
     check_attention_inputs,
     check_attn_mask,
@@ -138,6 +138,12 @@ class AdditiveAttention(nn.Module):
         return context, (weights if need_weights else None)
 
 
+@explains_foreign_attributes(
+    init_keys=(
+        "course_lib's Attention keeps no keys between calls: pass them as an argument of "
+        "each call, attention(query, keys) or attention(query, keys, values)"
+    ),
+)
 class Attention(nn.Module):
     """Single-head scaled dot-product attention with learned projections.
 

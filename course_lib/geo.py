@@ -23,6 +23,8 @@ import warnings
 import numpy as np
 import torch
 
+from course_lib._validate import warn_user
+
 __all__ = ["EARTH_RADIUS_M", "haversine", "to_local", "from_local"]
 
 #: The Earth's mean radius in metres (IUGG), the sphere of :func:`haversine`.
@@ -103,6 +105,18 @@ def _fit(x: np.ndarray, origin: np.ndarray, names: tuple[str, str]) -> None:
         )
 
 
+def _warn_if_radians(a: np.ndarray, b: np.ndarray) -> None:
+    """Warn when every coordinate is a fraction within +-pi: radians given for degrees."""
+    both = np.concatenate([a.reshape(-1), b.reshape(-1)])
+    if both.size and np.all(np.abs(both) <= np.pi) and not np.all(both == np.round(both)):
+        warn_user(
+            f"haversine takes [lat, lon] in degrees, but every coordinate of a and b lies "
+            f"within +-pi (largest {np.abs(both).max():.3f}): radians? Pass the degrees "
+            f"themselves (np.degrees(x) undoes np.radians)",
+            UserWarning,
+        )
+
+
 def haversine(a, b) -> np.ndarray:
     """Great-circle distance in metres between positions ``a`` and ``b``.
 
@@ -119,6 +133,7 @@ def haversine(a, b) -> np.ndarray:
         TypeError: something that is not numbers.
     """
     a, b = _latlon(a, "a"), _latlon(b, "b")
+    _warn_if_radians(a, b)
     try:
         np.broadcast_shapes(a.shape, b.shape)
     except ValueError:

@@ -146,6 +146,13 @@ def padding_mask(x: Tensor, pad_id: int | None = None, total_length: int | None 
             "mask of that many columns), not both: padding_mask(tokens, pad_id=PAD) or "
             "padding_mask(lengths, total_length=S)"
         )
+    if isinstance(x, Tensor) and x.dtype == torch.bool:
+        raise TypeError(
+            f"padding_mask takes token ids (with pad_id=) or lengths (with total_length=), got "
+            f"a bool tensor {shape_str(x)}: that is already a mask. Pass it on as "
+            f"key_padding_mask (True = blocked), or build it from the tokens: "
+            f"padding_mask(tokens, pad_id=PAD)"
+        )
     if pad_id is not None:
         if isinstance(pad_id, bool) or not isinstance(pad_id, int):
             raise TypeError(
@@ -177,7 +184,19 @@ def padding_mask(x: Tensor, pad_id: int | None = None, total_length: int | None 
 def causal_mask(size: int, device: torch.device | str | None = None) -> Tensor:
     """``(T, T)`` mask, True above the diagonal: query ``t`` may not see keys after ``t``."""
     check_positive_int(size, "size")
+    _check_device(device, f"causal_mask({size})")
     return torch.ones(size, size, dtype=torch.bool, device=device).triu(diagonal=1)
+
+
+def _check_device(device: object, call: str) -> None:
+    """An integer device is a second size, as in ``torch.ones(T, T)``: say the mask is
+    square and how to name a device."""
+    if isinstance(device, int):
+        raise TypeError(
+            f"device={device!r}: the mask is square, (size, size), so it takes one size, "
+            f"{call}; the argument after it is the device, by name, e.g. device='cpu' or "
+            f"device=f'cuda:{{index}}'"
+        )
 
 
 def sliding_window_mask(size: int, window: int, device: torch.device | str | None = None) -> Tensor:
@@ -186,6 +205,7 @@ def sliding_window_mask(size: int, window: int, device: torch.device | str | Non
     key/value cache only the last ``window`` positions need to be kept)."""
     check_positive_int(size, "size")
     check_positive_int(window, "window")
+    _check_device(device, f"sliding_window_mask({size}, {window})")
     future = torch.ones(size, size, dtype=torch.bool, device=device).triu(diagonal=1)
     past = torch.ones(size, size, dtype=torch.bool, device=device).tril(diagonal=-window)
     return future | past  # (T, T), True = blocked

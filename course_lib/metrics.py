@@ -158,6 +158,14 @@ def _group_index(groups: Sequence[Hashable], n_sentences: int) -> tuple[np.ndarr
             f"per sentence in the order of references, got {type(groups).__name__}"
         )
     labels = list(groups)
+    if labels and all(_is_pair(label) for label in labels):
+        warn_user(
+            f"groups holds sentence pairs such as {labels[0]!r}, not group labels: pairs "
+            "that differ form different groups, so pairs that share a source sentence are not "
+            "drawn together; pass groups=group_labels(pairs) (course_lib.tatoeba), one label "
+            "per pair",
+            UserWarning,
+        )
     if len(labels) != n_sentences:
         raise ValueError(
             f"groups has {len(labels)} labels for {n_sentences} sentences: give one label per "
@@ -179,6 +187,10 @@ def _group_index(groups: Sequence[Hashable], n_sentences: int) -> tuple[np.ndarr
             "groups=None to resample single sentences"
         )
     return group, len(number)
+
+
+def _is_pair(label: object) -> bool:
+    return isinstance(label, tuple) and len(label) == 2 and all(isinstance(x, str) for x in label)
 
 
 @dataclass(frozen=True)
@@ -204,6 +216,17 @@ class CorpusScore:
     def __str__(self) -> str:
         interval = "" if self.ci is None else f" +- {self.ci:.1f}"
         return f"{self.name} {self.score:.1f}{interval}{_resampled_note(self.resampled)}"
+
+    def __format__(self, spec: str) -> str:
+        """``f"{bleu}"`` is ``str(bleu)``; a number's format (``f"{bleu:.1f}"``) is refused
+        with the fix: format ``bleu.score``."""
+        if not spec:
+            return str(self)
+        name = self.name.lower()
+        raise TypeError(
+            f"a CorpusScore ({self}) is not a number, so the format {spec!r} does not apply: "
+            f'format its score, f"{{{name}.score:{spec}}}" (and its interval, .ci)'
+        )
 
     def _refuse_order(self, other: object, op: str) -> NoReturn:
         """``<``, ``>``, ``<=``, ``>=``: a TypeError saying to compare ``.score`` (Python's

@@ -30,7 +30,11 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from course_lib._foreign_names import explain_config, explains_bad_calls
+from course_lib._foreign_names import (
+    explain_config,
+    explains_bad_calls,
+    explains_foreign_attributes,
+)
 from course_lib._validate import (
     check_hidden,
     check_key_padding_mask,
@@ -96,6 +100,17 @@ class Encoder(nn.Module):
         return states, final
 
 
+@explains_foreign_attributes(
+    init_hidden=(
+        "course_lib's decoders keep no state: pass the hidden state to each step, "
+        "decoder(x, hidden) with states, hidden = encoder(source), and keep the hidden "
+        "state the step returns"
+    ),
+    init_keys=(
+        "course_lib's decoders keep no keys: pass the encoder's states to each step, "
+        "decoder(x, hidden, memory)"
+    ),
+)
 class DecoderStep(nn.Module):
     """Base of the decoders: their sizes and the argument checks of the decoder-step
     protocol. Subclasses with attention set ``needs_memory = True``.
@@ -196,6 +211,16 @@ class Decoder(DecoderStep):
         return self.output(outputs), hidden, None  # (B, T, F)
 
 
+@explains_foreign_attributes(
+    alphas=(
+        "course_lib's models return their attention weights instead of keeping them: "
+        "predictions, weights = model(source, need_weights=True)"
+    ),
+    attention_weights=(
+        "course_lib's models return their attention weights instead of keeping them: "
+        "predictions, weights = model(source, need_weights=True)"
+    ),
+)
 class EncoderDecoder(nn.Module):
     """Encode the source, then decode ``target_len`` points one step at a time.
 

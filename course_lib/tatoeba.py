@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from course_lib._foreign_names import not_subscriptable
 from course_lib._validate import check_positive_int, check_seed, check_type, type_name
 from course_lib.datafiles import ENG_FRA, DataFileError, load_text, read_text
 
@@ -202,6 +203,12 @@ def tutorial_filter(
         raise ValueError("prefixes is empty, so no pair could pass: give at least one opening")
     for k, prefix in enumerate(prefixes):
         check_type(prefix, f"prefixes[{k}]", str, "a string such as 'i am '")
+        if prefix != prefix.lower():
+            raise ValueError(
+                f"prefixes[{k}] is {prefix!r}, with capitals, but tutorial_filter reads "
+                f"normalised pairs, which are lower case, so it could never match: write the "
+                f"prefixes normalised too, {prefix.lower()!r}"
+            )
     kept = [
         (eng, fra)
         for eng, fra in pairs
@@ -259,6 +266,13 @@ class Split:
     train: list[tuple[str, str]]
     validation: list[tuple[str, str]]
     test: list[tuple[str, str]]
+
+    # split["train"] or train, val, test = split (a dict's or a tuple's habit): say how
+    __getitem__ = not_subscriptable(
+        "Split",
+        "it holds three lists of pairs as attributes, split.train, split.validation and "
+        "split.test (it is neither a dict nor a tuple to unpack)",
+    )
 
 
 def sentence_groups(pairs: Sequence[tuple[str, str]]) -> list[list[int]]:

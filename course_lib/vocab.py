@@ -29,7 +29,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from course_lib._foreign_names import explains_bad_calls
+from course_lib._foreign_names import explains_bad_calls, not_subscriptable
 from course_lib._validate import check_positive_int, check_type, type_name
 from course_lib.tatoeba import normalize
 
@@ -157,6 +157,17 @@ class Vocab:
 
     def __len__(self) -> int:
         return len(self.words)
+
+    def __contains__(self, word: object) -> bool:
+        """``"chat" in vocab``: whether the word has an id of its own (not ``<unk>``)."""
+        return word in self.index
+
+    # vocab["je"] (torchtext's habit): say how to look a word up
+    __getitem__ = not_subscriptable(
+        "Vocab",
+        "a word's id is vocab.index[word] (KeyError for a word it does not know) or "
+        "vocab.encode(sentence) (<unk> for unknown words); a word of an id is vocab.words[i]",
+    )
 
     def __repr__(self) -> str:
         return f"Vocab({len(self)} tokens, {len(self) - len(SPECIALS)} words)"
@@ -439,6 +450,15 @@ class PairBatch(NamedTuple):
     tgt_in: Tensor  # (B, T)
     tgt_out: Tensor  # (B, T)
 
+    def __getitem__(self, key):
+        """``batch[0]`` as a tuple's; ``batch["src"]`` (a dict's habit) gets a clear error."""
+        if isinstance(key, str):
+            raise TypeError(
+                f"a PairBatch is a named tuple, not a dict: read batch.{key} (an attribute), "
+                f"or unpack it, src, tgt_in, tgt_out = batch"
+            )
+        return tuple.__getitem__(self, key)
+
     def to(self, device: torch.device | str) -> PairBatch:
         return PairBatch(self.src.to(device), self.tgt_in.to(device), self.tgt_out.to(device))
 
@@ -527,6 +547,13 @@ class PairBatches:
 
     def __len__(self) -> int:
         return -(-len(self.pairs) // self.batch_size)  # ceil: the batches of one pass
+
+    # batches[0] (a list's habit): say how to get a batch
+    __getitem__ = not_subscriptable(
+        "PairBatches",
+        "it makes new batches on each pass, so iterate over it, for batch in batches, or take "
+        "the first, batch = next(iter(batches))",
+    )
 
     def __iter__(self) -> Iterator[PairBatch]:
         pairs, n = self.pairs, len(self.pairs)

@@ -252,3 +252,13 @@ def test_foreign_keywords_name_the_course_s_masks():
         scaled_dot_product_attention(q, q, q, is_causal=True)
     with pytest.raises(TypeError, match=r"Attention.forward\(\).*'mask'.*key_padding_mask="):
         Attention(4)(q, q, mask=torch.zeros(1, 2, dtype=torch.bool))
+
+
+@pytest.mark.parametrize("module", [AdditiveAttention(20, 2, 8), Attention(2, input_dim=20)])
+def test_modules_refuse_a_query_without_its_length_axis(module):
+    query, key = (
+        torch.randn(2, 20),
+        torch.randn(2, 10, 2 if isinstance(module, AdditiveAttention) else 20),
+    )
+    with pytest.raises(ValueError, match=r"same rank.*query \(2, 20\).*query\.unsqueeze\(1\)"):
+        module(query, key, key)

@@ -129,3 +129,48 @@ def test_library_signatures_are_unchanged_by_the_decorator():
     for fn in (beam_search, EncoderLayer.forward, TranslationConfig.__init__):
         assert inspect.signature(fn) == inspect.signature(inspect.unwrap(fn))
     assert "num_encoder_layers: 'int' = 2" in str(inspect.signature(TranslationConfig))
+
+
+def test_foreign_attribute_gets_its_hint_and_others_keep_pythons_message():
+    from torch import nn
+
+    from course_lib._foreign_names import explains_foreign_attributes
+
+    @explains_foreign_attributes(in_proj_weight="course_lib keeps q_proj, k_proj and v_proj")
+    class Layer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.q_proj = nn.Linear(2, 2)
+
+    layer = Layer()
+    assert isinstance(layer.q_proj, nn.Linear)  # the module's own lookup still runs first
+    with pytest.raises(AttributeError, match="Layer has no in_proj_weight: course_lib keeps q_"):
+        _ = layer.in_proj_weight
+    with pytest.raises(AttributeError, match="no attribute 'other'"):
+        _ = layer.other
+    assert not hasattr(layer, "in_proj_weight")
+
+
+def test_foreign_attribute_on_a_plain_class():
+    from course_lib._foreign_names import explains_foreign_attributes
+
+    @explains_foreign_attributes(predict="call it: model(observed)")
+    class Plain:
+        pass
+
+    with pytest.raises(AttributeError, match="Plain has no predict: call it"):
+        _ = Plain().predict
+    with pytest.raises(AttributeError, match="'Plain' object has no attribute 'fit'"):
+        _ = Plain().fit
+
+
+def test_not_subscriptable_refuses_indexing_and_unpacking_with_the_hint():
+    from course_lib._foreign_names import not_subscriptable
+
+    class Holder:
+        __getitem__ = not_subscriptable("Holder", "read holder.train")
+
+    with pytest.raises(TypeError, match=r"Holder is not indexed, so \['train'\].*holder\.train"):
+        Holder()["train"]
+    with pytest.raises(TypeError, match="read holder.train"):
+        a, b = Holder()

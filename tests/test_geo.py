@@ -1,5 +1,7 @@
 """Haversine distances and the local metric map."""
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -116,3 +118,13 @@ def test_time_major_against_batch_first_is_named():
 def test_nan_metres_are_refused():
     with pytest.raises(ValueError, match="east_north contains NaN"):
         from_local([[np.nan, 0.0]], FLORENCE)
+
+
+def test_radians_warn_and_degrees_do_not():
+    a, b = np.radians(FLORENCE), np.radians(FLORENCE + [0.01, 0.01])
+    with pytest.warns(UserWarning, match=r"degrees.*within \+-pi.*radians\?"):
+        haversine(a, b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        haversine([0, 0], [0, 1])  # whole degrees near (0, 0): no warning
+        haversine(FLORENCE, FLORENCE + [0.01, 0.0])

@@ -190,3 +190,21 @@ def test_the_two_forms_of_padding_mask_and_merged_masks_are_kept_apart():
         merge_masks(causal_mask(5), padding_mask(torch.tensor([2, 4]), total_length=6))
     with pytest.raises(TypeError, match=r"scores is torch.bool.*masked_softmax\(scores, mask\)"):
         masked_softmax(causal_mask(5), torch.randn(5, 5))
+
+
+def test_padding_mask_refuses_a_mask_it_would_invert():
+    tokens = torch.tensor([[5, 6, 0], [7, 0, 0]])
+    with pytest.raises(TypeError, match=r"bool tensor \(2, 3\): that is already a mask"):
+        padding_mask(tokens == 0, pad_id=0)  # would have given tokens != 0: inverted
+    with pytest.raises(TypeError, match="already a mask"):
+        padding_mask(torch.tensor([True, False]))
+
+
+@pytest.mark.parametrize("size", [(5,), (5, 2)])
+def test_masks_take_one_size_and_a_device_by_name(size):
+    from course_lib.masking import sliding_window_mask
+
+    build = causal_mask if len(size) == 1 else sliding_window_mask
+    with pytest.raises(TypeError, match=r"device=5: the mask is square.*device='cpu'"):
+        build(*size, 5)  # causal_mask(5, 5), as torch.ones(T, T)
+    assert causal_mask(3, "cpu").shape == (3, 3)

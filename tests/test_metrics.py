@@ -314,3 +314,18 @@ def test_bootstrap_samples_passed_positionally_are_named():
 
     with pytest.raises(TypeError, match=r"keyword-only.*n_bootstrap=1000"):
         corpus_bleu(["a b"], ["a b"], 1000)
+
+
+def test_sentence_pairs_as_groups_warn():
+    pairs = [("je suis la", "i am here"), ("il est la", "he is here")]
+    with pytest.warns(UserWarning, match=r"groups holds sentence pairs.*group_labels\(pairs\)"):
+        corpus_bleu(
+            ["i am here", "he is here"], ["i am here", "he is here"], n_bootstrap=10, groups=pairs
+        )
+
+
+def test_a_score_formats_by_its_number():
+    bleu = corpus_bleu(["i am here"], ["i am here"])
+    assert f"{bleu}" == str(bleu)
+    with pytest.raises(TypeError, match=r"format its score, f\"\{bleu\.score:\.1f\}\""):
+        f"{bleu:.1f}"

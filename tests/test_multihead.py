@@ -365,3 +365,11 @@ def test_pytorch_keywords_name_the_course_s():
     x = torch.zeros(1, 3, 8)
     with pytest.raises(TypeError, match=r"MultiHeadAttention.forward\(\).*'is_causal'.*attn_mask="):
         MultiHeadAttention(8, 2)(x, x, x, is_causal=True)
+
+
+def test_pytorch_attribute_names_say_what_course_lib_keeps():
+    mha = MultiHeadAttention(8, 2)
+    with pytest.raises(AttributeError, match=r"no in_proj_weight: .*q_proj, k_proj and v_proj"):
+        _ = mha.in_proj_weight
+    with pytest.raises(AttributeError, match="batch-first"):
+        _ = mha.batch_first

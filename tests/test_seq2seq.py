@@ -213,3 +213,13 @@ def test_the_lecture_model_s_arguments_are_explained():
         EncoderDecoder(Encoder(2, 2), Decoder(2, 2), input_len=2, target_len=2)
     with pytest.raises(TypeError, match=r"EncoderDecoder.from_config\(config\)"):
         EncoderDecoder(Seq2SeqConfig(n_features=2, hidden_dim=2, target_len=2))
+
+
+def test_lecture_attribute_names_say_how_course_lib_passes_state():
+    from course_lib.seq2seq_attention import AttentionDecoder
+
+    with pytest.raises(AttributeError, match=r"no init_hidden: .*decoder\(x, hidden\)"):
+        _ = Decoder(2, 4).init_hidden
+    model = EncoderDecoder(Encoder(2, 2), AttentionDecoder(2, 2), target_len=2)
+    with pytest.raises(AttributeError, match=r"no alphas: .*need_weights=True"):
+        _ = model.alphas

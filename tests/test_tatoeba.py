@@ -278,3 +278,19 @@ def test_group_labels_of_a_whole_split_names_its_parts():
 def test_normalize_names_its_argument_text():
     with pytest.raises(TypeError, match=r"^text must be one sentence \(a string\), got list"):
         normalize(["I am.", "He is."])
+
+
+def test_capitalised_prefixes_are_refused_with_their_normalised_form():
+    pairs = [("i am happy", "je suis content")]
+    with pytest.raises(ValueError, match=r"prefixes\[1\] is 'He is ', with capitals.*'he is '"):
+        tutorial_filter(pairs, prefixes=("i am ", "He is "))
+
+
+def test_split_is_read_by_attribute_not_by_key_or_unpacking():
+    from course_lib.tatoeba import Split
+
+    split = Split([("a", "b")], [("c", "d")], [("e", "f")])
+    with pytest.raises(TypeError, match=r"Split is not indexed.*split\.train, split\.validation"):
+        split["train"]
+    with pytest.raises(TypeError, match="neither a dict nor a tuple"):
+        train, validation, test = split

@@ -327,3 +327,22 @@ def test_hugging_face_keywords_are_named():
         vocab.decode(vocab.encode("i am happy"), skip_special_tokens=True)
     with pytest.raises(TypeError, match=r"'add_special_tokens'.*eos=False"):
         vocab.encode("i am happy", add_special_tokens=False)
+
+
+def test_vocab_membership_and_a_clear_error_for_indexing():
+    vocab = Vocab(["je suis content"])
+    assert "je" in vocab and "tu" not in vocab
+    with pytest.raises(TypeError, match=r"Vocab is not indexed.*vocab\.index\[word\]"):
+        vocab["je"]
+
+
+def test_pair_batch_by_name_and_batches_by_iteration():
+    src_vocab, tgt_vocab = Vocab(["je suis content"]), Vocab(["i am happy"])
+    ids = encode_pairs([("je suis content", "i am happy")], src_vocab, tgt_vocab)
+    batches = PairBatches(ids, 1)
+    batch = next(iter(batches))
+    assert batch[0] is batch.src and batch[1:] == (batch.tgt_in, batch.tgt_out)
+    with pytest.raises(TypeError, match=r"named tuple, not a dict: read batch\.src"):
+        batch["src"]
+    with pytest.raises(TypeError, match=r"PairBatches is not indexed.*next\(iter\(batches\)\)"):
+        batches[0]
