@@ -30,6 +30,7 @@ import json
 import re
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -122,10 +123,14 @@ def save_outcomes(outcomes: list[probe_mistakes.Outcome], path: Path) -> None:
     path.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
 
 
-def load_outcomes(path: Path, only: list[str] | None = None) -> list[probe_mistakes.Outcome]:
-    """The outcomes :func:`save_outcomes` wrote, less the cases now in ``DROPPED``."""
-    by_id = {c.id: c for c in final_cases(include_dropped=True)}
-    chosen = {c.id for c in probe_mistakes.select(final_cases(), only)}
+def load_outcomes(
+    path: Path, only: list[str] | None = None, cases: Callable[..., list[Case]] | None = None
+) -> list[probe_mistakes.Outcome]:
+    """The outcomes :func:`save_outcomes` wrote, less the cases now dropped (``cases``: the
+    catalogue's function, :func:`final_cases` by default)."""
+    cases = cases or final_cases
+    by_id = {c.id: c for c in cases(include_dropped=True)}
+    chosen = {c.id for c in probe_mistakes.select(cases(), only)}
     rows = json.loads(path.read_text(encoding="utf-8"))
     return [
         probe_mistakes.Outcome(by_id[r["id"]], r["result"], r["message"], r["seconds"])
@@ -134,8 +139,17 @@ def load_outcomes(path: Path, only: list[str] | None = None) -> list[probe_mista
     ]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(
+    argv: list[str] | None = None,
+    cases: Callable[..., list[Case]] | None = None,
+    dropped: dict[str, str] | None = None,
+    doc: str | None = None,
+) -> int:
+    """Run (or summarise) a catalogue: the final one unless ``cases``, its ``dropped`` dict
+    and the runner's ``doc`` are given (``tools/probe_measure.py`` does)."""
+    cases = cases or final_cases
+    dropped = DROPPED if dropped is None else dropped
+    parser = argparse.ArgumentParser(description=(doc or __doc__).split("\n\n")[0])
     parser.add_argument(
         "--only", nargs="+", metavar="ID_OR_MODULE", help="run these case ids or modules only"
     )
@@ -145,18 +159,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.from_json:
-        outcomes = load_outcomes(args.from_json, args.only)
+        outcomes = load_outcomes(args.from_json, args.only, cases)
     else:
         torch.set_num_threads(1)
         outcomes = []
-        for c in probe_mistakes.select(final_cases(), args.only):
+        for c in probe_mistakes.select(cases(), args.only):
             outcome = probe_mistakes.run_case(c)
             outcomes.append(outcome)
             print(f"{outcome.result:<10} {c.id}", file=sys.stderr, flush=True)
     text = probe_mistakes.summary(outcomes) + "\n\n" + per_chapter(outcomes)
-    if DROPPED:
+    if dropped:
         text += "\n\ndropped as legitimate input (not measured):\n" + "\n".join(
-            f"  {case_id}: {reason}" for case_id, reason in DROPPED.items()
+            f"  {case_id}: {reason}" for case_id, reason in dropped.items()
         )
     table = probe_mistakes.table(outcomes)
     print(table)
