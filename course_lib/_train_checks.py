@@ -5,6 +5,7 @@ words with the fix, before anything runs or is restored (package-private; see
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from numbers import Real
@@ -208,6 +209,78 @@ def _check_loader(loader: object, name: str, passes: int) -> None:
             f"{name} is an iterator ({type_name(loader)}), which is used up after one pass: "
             f"it would be read {passes} times. Pass a DataLoader or a list of batches"
         )
+    _check_not_empty(loader, name)
+
+
+def _check_not_empty(loader: object, name: str) -> None:
+    """A loader with a length of 0 yields no batch: say so before any epoch runs (a loader
+    without a length, an iterator or an iterable dataset, is checked after its epoch)."""
+    try:
+        batches = len(loader)  # type: ignore[arg-type]
+    except TypeError:
+        return
+    if batches:
+        return
+    dataset = getattr(loader, "dataset", None)
+    try:
+        items = len(dataset) if dataset is not None else None  # type: ignore[arg-type]
+    except TypeError:
+        items = None
+    if items:  # items, but fewer than a batch, all dropped
+        size = getattr(loader, "batch_size", None)
+        why = (
+            f"its dataset holds {items} item(s), fewer than batch_size={size}, and "
+            "drop_last=True drops the incomplete batch: lower batch_size, or leave "
+            "drop_last out"
+        )
+    elif items == 0:
+        why = (
+            "its dataset is empty, 0 items: the data it was built from holds nothing (a "
+            "selection or filter that kept no rows? check it, e.g. len(...), before building "
+            "the datasets)"
+        )
+    else:
+        why = f"{type_name(loader)} is empty: give it at least one batch (*inputs, target)"
+    raise ValueError(f"{name} has no batches, so there is nothing to train on: {why}")
+
+
+def _check_hook(hook: object, name: str = "on_epoch_end") -> None:
+    """An end-of-epoch hook is called as ``hook(trainer)``: refuse one that is not callable
+    or cannot take that one argument, before the first epoch (not after it)."""
+    if hook is None:
+        return
+    if not callable(hook):
+        raise TypeError(f"{name} must be a function {name}(trainer), got {type_name(hook)}")
+    try:
+        signature = inspect.signature(hook)
+    except (TypeError, ValueError):  # a builtin without a signature: let the call tell
+        return
+    try:
+        signature.bind(None)
+    except TypeError as err:
+        label = getattr(hook, "__name__", "")
+        label = label if label.isidentifier() else name
+        params = list(signature.parameters)
+        takes = "takes no argument" if not params else f"cannot be called with one ({err})"
+        raise TypeError(
+            f"{name} is called as {name}(trainer) after every epoch, with the Trainer as its "
+            f"one argument, but {label}{_names(signature)} {takes}. Give it that parameter: "
+            f"def {label}(trainer): ... (trainer.losses[-1], trainer.epochs and "
+            "trainer.model are there)"
+        ) from None
+
+
+def _names(signature: inspect.Signature) -> str:
+    """``(queries, keys, values)``: the parameters as a call shows them."""
+    return str(
+        signature.replace(
+            parameters=[
+                p.replace(annotation=inspect.Parameter.empty, default=inspect.Parameter.empty)
+                for p in signature.parameters.values()
+            ],
+            return_annotation=inspect.Signature.empty,
+        )
+    )
 
 
 def _check_inputs(inputs: tuple) -> None:
@@ -337,9 +410,10 @@ def _check_loss(loss, train: bool) -> None:
         )
 
 
-def _explain_loss_error(err: Exception, output: object) -> None:
-    """Name the likely cause when the loss fails on a model's tuple output: a model that
-    returns ``(output, weights)`` (``need_weights=True``) trained as it is."""
+def _explain_loss_error(err: Exception, output: object, target: object = None) -> None:
+    """Name the likely cause when the loss fails: a model that returns ``(output,
+    weights)`` (``need_weights=True``) trained as it is, or scores ``(B, T, V)`` given to
+    PyTorch's cross-entropy, which reads the classes from dimension 1."""
     if isinstance(output, (tuple, list)) and isinstance(err, (TypeError, AttributeError)):
         raise TypeError(
             f"loss_fn(output, target) failed because the model returned "
@@ -347,6 +421,66 @@ def _explain_loss_error(err: Exception, output: object) -> None:
             "(output, weights)? Train it with need_weights=False, or make forward return the "
             "prediction alone"
         ) from err
+    if (
+        isinstance(err, (RuntimeError, ValueError))
+        and isinstance(output, Tensor)
+        and isinstance(target, Tensor)
+        and output.ndim >= 3
+        and not target.is_floating_point()
+        and output.shape[:-1] == target.shape
+    ):
+        V = output.shape[-1]
+        raise ValueError(
+            f"loss_fn(output, target) failed on the model's output (B, T, V) = "
+            f"{shape_str(output)}, class scores in the last dimension, for the target (B, T) = "
+            f"{shape_str(target)} of class indices: PyTorch's cross-entropy "
+            f"(nn.CrossEntropyLoss, F.cross_entropy, nn.NLLLoss) reads the classes from "
+            f"dimension 1, (B, V, T). For token targets pass loss_fn=translation_loss "
+            f"(course_lib.translation, <pad> ignored) with Trainer(..., ignore_index=PAD), or "
+            f"flatten the positions into the batch: loss_fn=lambda output, target: "
+            f"F.cross_entropy(output.reshape(-1, {V}), target.reshape(-1), ignore_index=PAD)"
+        ) from err
+
+
+def _explain_model_call(err: TypeError, model: nn.Module, inputs: tuple) -> None:
+    """A TypeError from ``model(*inputs)`` whose inputs do not fit ``forward``'s signature
+    (Python refused the call itself): how a batch ``(*inputs, target)`` is split, and
+    whether the dataset lacks its target or holds an item too many."""
+    try:
+        signature = inspect.signature(model.forward)
+    except (AttributeError, TypeError, ValueError):  # no signature to read
+        return
+    if _binds(signature, inputs):  # the inputs fit: the TypeError came from inside forward
+        return
+    n = len(inputs)
+    shown = f"{type(model).__name__}.forward{_names(signature)}"
+    split = (
+        f"every batch is (*inputs, target): the Trainer calls model(*batch[:-1]) and keeps "
+        f"the last item of the batch as the target of loss_fn(output, target), so a batch of "
+        f"{n + 1} items gives the model {n} input{'s' if n != 1 else ''}"
+    )
+    if _binds(signature, (*inputs, None)):
+        names = [p.name for p in signature.parameters.values()][: n + 1]
+        fix = (
+            f"{shown} needs {n + 1}: the dataset lacks its target, and its last item was "
+            f"taken for it. Put the target last, TensorDataset({', '.join(names)}, target)"
+        )
+    elif n > 1 and _binds(signature, inputs[:-1]):
+        fix = (
+            f"{shown} takes {n - 1}: the dataset holds an item too many. Keep only the "
+            f"model's inputs and the target (last), or accept the extra input in forward"
+        )
+    else:
+        fix = f"they do not fit {shown} ({err})"
+    raise TypeError(f"the model cannot be called with the batch's inputs: {split}; {fix}") from err
+
+
+def _binds(signature: inspect.Signature, args: tuple) -> bool:
+    try:
+        signature.bind(*args)
+    except TypeError:
+        return False
+    return True
 
 
 def _check_model_device(model: nn.Module, device: torch.device) -> None:

@@ -204,6 +204,13 @@ def seq2seq_datasets(
             ``test_points``.
     """
     train_points = _points(train_points, "train_points")
+    if train_points.ndim >= 1 and train_points.shape[0] == 0:
+        raise ValueError(
+            f"train_points is empty, 0 sequences (shape {train_points.shape}): there is "
+            "nothing to train on. The selection that built it kept no rows -- e.g. "
+            "points[directions == k] for a label the data does not hold (np.unique(directions) "
+            "lists them) -- and a shuffling DataLoader cannot even be built on it"
+        )
     if isinstance(source_len, int) and 0 < train_points.shape[1] <= source_len:
         raise ValueError(
             f"train_points holds sequences of {train_points.shape[1]} points, too short to "

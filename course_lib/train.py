@@ -35,6 +35,7 @@ from course_lib._foreign_names import explains_bad_calls
 from course_lib._train_checks import (
     _check_batch_items,
     _check_checkpoint,
+    _check_hook,
     _check_ignore_index,
     _check_inputs,
     _check_loader,
@@ -49,6 +50,7 @@ from course_lib._train_checks import (
     _check_same_parameters,
     _check_scheduler,
     _explain_loss_error,
+    _explain_model_call,
     _nan_loss_message,
     _parse_device,
     _warn_ignore_index_on_floats,
@@ -277,12 +279,16 @@ class Trainer:
                     if check:
                         _warn_ignore_index_on_floats(self.ignore_index, target)
                 with autocast:
-                    output = self.model(*inputs)
+                    try:
+                        output = self.model(*inputs)
+                    except TypeError as err:
+                        _explain_model_call(err, self.model, inputs)
+                        raise
                     self._check_output(output, target)
                     try:
                         loss = self.loss_fn(output, target)
                     except Exception as err:
-                        _explain_loss_error(err, output)
+                        _explain_loss_error(err, output, target)
                         raise
                 if first:
                     _check_loss(loss, train)
@@ -352,9 +358,14 @@ class Trainer:
             TypeError: a loader that is a ``Dataset`` (wrap it in a ``DataLoader``), a
                 tensor, one batch, an iterator read more than once, or a number (``epochs``
                 passed in ``val_loader``'s place); a loss function that returns no tensor;
-                an ``on_epoch_end`` that is not callable or returns neither a dict nor None.
-            ValueError: ``epochs`` not a positive integer, a bad seed, the model moved off
-                the Trainer's device, a loss that is not one number or has no gradient.
+                an ``on_epoch_end`` that is not callable, cannot take the trainer as its one
+                argument (checked before training), or returns neither a dict nor None;
+                batches whose inputs do not fit the model's ``forward`` (a dataset without
+                its target: the last item of a batch is the target).
+            ValueError: ``epochs`` not a positive integer, a bad seed, a loader without
+                batches (an empty dataset), the model moved off the Trainer's device, a loss
+                that is not one number or has no gradient, PyTorch's cross-entropy given
+                ``(B, T, V)`` scores (use ``translation_loss``, or flatten them).
             FloatingPointError: an epoch's training or validation loss is NaN (or
                 infinite): NaN in the data, or a training that diverged. The message says
                 whether the data holds NaN (and where); the epoch's loss is kept in
@@ -369,11 +380,7 @@ class Trainer:
         _check_loader(train_loader, "train_loader", passes=epochs)
         if val_loader is not None:
             _check_loader(val_loader, "val_loader", passes=epochs)
-        if on_epoch_end is not None and not callable(on_epoch_end):
-            raise TypeError(
-                f"on_epoch_end must be a function on_epoch_end(trainer), got "
-                f"{type_name(on_epoch_end)}"
-            )
+        _check_hook(on_epoch_end)
         _check_model_device(self.model, self.device)
         steps_before = len(self.learning_rates)
         if seed is not None:

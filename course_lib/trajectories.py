@@ -25,15 +25,19 @@ fixes, ``T`` future fixes, ``F`` features.
 
 from __future__ import annotations
 
-import functools
 import warnings
 
 import numpy as np
 import torch
 from torch.utils.data import TensorDataset
 
-from course_lib._foreign_names import explains_bad_calls
-from course_lib._validate import check_type, type_name
+from course_lib._foreign_names import explains_bad_calls, explains_foreign_attributes
+from course_lib._trajectory_checks import FittedMethod as _FittedMethod
+from course_lib._trajectory_checks import pair as _pair
+from course_lib._trajectory_checks import refuse_pair as _refuse_pair
+from course_lib._trajectory_checks import same_batch as _same_batch
+from course_lib._trajectory_checks import track as _track
+from course_lib._validate import check_type, type_name, warn_user
 from course_lib.geo import _as_array, from_local, haversine, to_local
 
 __all__ = [
@@ -51,56 +55,27 @@ __all__ = [
     "HeadingFrameQuadratic",
 ]
 
-
-def _track(x, name: str, columns: int = 3) -> np.ndarray:
-    """``x`` as a float64 batch of trajectories ``(N, L, >= columns)``, rows ``[lat, lon,
-    time]``: not empty, finite in the columns used, latitudes in [-90, 90], and
-    trajectories first -- a time-major ``(L, N, 3)`` batch, whose timestamps increase along
-    the first axis instead of the second, is refused."""
-    a = _as_array(x, name)
-    if a.ndim != 3 or a.shape[-1] < columns or a.shape[1] == 0:
-        hint = f" For one trajectory, add the batch axis: {name}[None]." if a.ndim == 2 else ""
-        raise ValueError(
-            f"{name} must be a batch of trajectories (N, L, {columns}) with rows "
-            f"{'[lat, lon, time]' if columns == 3 else '[lat, lon]'}, got shape {a.shape}." + hint
-        )
-    if a.shape[0] == 0:
-        raise ValueError(f"{name} holds no trajectories (N = 0), shape {a.shape}")
-    used = a[..., : max(columns, min(a.shape[-1], 3))]
-    if not np.all(np.isfinite(used)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    if np.any(np.abs(a[..., 0]) > 90):
-        raise ValueError(
-            f"{name} has latitudes outside [-90, 90]: are [lat, lon] swapped, or is it in "
-            "metres (model units) already?"
-        )
-    if a.shape[-1] >= 3 and min(a.shape[:2]) >= 2:
-        time = a[..., 2]
-        if not np.all(np.diff(time, axis=1) > 0) and np.all(np.diff(time, axis=0) > 0):
-            raise ValueError(
-                f"{name} {a.shape} looks time-major, (L, N, 3): its timestamps increase "
-                f"along the first axis, not along each trajectory. Trajectories come first: "
-                f"np.swapaxes({name}, 0, 1)"
-            )
-    return a
+#: What scikit-learn's method names are here (an AttributeError says so).
+_TO_LATLON = "predictions go back to positions with features.to_latlon(predicted, observed)"
 
 
-def _same_batch(a: np.ndarray, b: np.ndarray, names: str) -> None:
-    if a.shape[0] != b.shape[0]:
-        raise ValueError(
-            f"{names} hold different numbers of trajectories: {a.shape[0]} vs {b.shape[0]}"
-        )
+def _sklearn_habits(cls: str) -> dict[str, str]:
+    """A fitted baseline's foreign method names -> how it is called here."""
+    call = (
+        "that is scikit-learn's way; a fitted baseline is called directly on the observed "
+        f"fixes, predicted = baseline(observed) -> [lat, lon] (N, T, 2), after baseline = "
+        f"{cls}.fit(observed, future)"
+    )
+    habits = dict.fromkeys(("predict", "forward", "transform", "fit_predict"), call)
+    habits["score"] = "score it with ade_fde(baseline(observed), future) (errors in metres)"
+    return habits
 
 
-def _pair(x, name: str) -> tuple:
-    """An ``(observed, future)`` pair, or a TypeError that names ``name``."""
-    if not isinstance(x, (tuple, list)) or len(x) != 2:
-        shape = f" of shape {np.shape(x)}" if hasattr(x, "shape") else ""
-        raise TypeError(
-            f"{name} must be an (observed, future) pair, as the generators return it, got "
-            f"{type_name(x)}{shape}"
-        )
-    return tuple(x)
+#: What a ``fit(observed, future)`` given the pair whole (or three arrays) adds.
+_UNPACK = (
+    "pass the (observed, future) pair unpacked, with *: fit(*train), where train = "
+    "(observed, future) of the training trajectories"
+)
 
 
 def relative_metres(observed, future=None):
@@ -111,12 +86,15 @@ def relative_metres(observed, future=None):
         ``future (N, T, >=2)`` also ``(N, T, 2)``.
 
     Raises:
+        TypeError: the ``(observed, future)`` pair passed whole as ``observed`` (unpack it:
+            ``relative_metres(*pair)``); the same holds for every function and method of this
+            module that takes one batch of trajectories.
         ValueError: arrays that are not batches of trajectories ``(N, L, >=2)`` (or are
             time-major, ``(L, N, 3)``), NaN, latitudes outside [-90, 90], different numbers
             of trajectories, or a future that starts before the last observed fix
             (``observed`` and ``future`` swapped).
     """
-    seen = _track(observed, "observed", 2)
+    seen = _track(observed, "observed", 2, both="" if future is not None else "relative_metres")
     origin = seen[:, -1:, :2]  # (N, 1, 2): one map per trajectory
     source = to_local(seen[..., :2], origin)
     if future is None:
@@ -146,37 +124,12 @@ def time_deltas(track) -> np.ndarray:
     return deltas
 
 
-class _FittedMethod:
-    """A method of a fitted object that says so when called on the class instead:
-    ``Standardizer.transform(x)`` (``.fit`` forgotten) binds ``x`` to ``self`` and would
-    fail with "missing 1 required positional argument: 'x'". Called on an instance, or on
-    the class with an instance first (``Standardizer.transform(scaler, x)``), it is the
-    plain method."""
-
-    def __init__(self, fn) -> None:
-        self.fn = fn
-        functools.update_wrapper(self, fn)
-
-    def __get__(self, obj, owner=None):
-        if obj is not None:
-            return self.fn.__get__(obj, owner)
-        fn = self.fn
-
-        @functools.wraps(fn)
-        def on_the_class(*args, **kwargs):
-            if args and isinstance(args[0], owner):
-                return fn(*args, **kwargs)
-            cls, name = owner.__name__, fn.__name__
-            got = f"with {type_name(args[0])}" if args else "with nothing"
-            raise TypeError(
-                f"{cls}.{name}(x) was called on the class, {got} where a fitted {cls} goes: "
-                f"the class holds no mean and std. Call it on a fitted scaler: "
-                f"scaler = {cls}.fit(train_x); scaler.{name}(x)"
-            )
-
-        return on_the_class
-
-
+@explains_foreign_attributes(
+    fit_transform=(
+        "scikit-learn's fit_transform is two steps here: scaler = Standardizer.fit(train_x), "
+        "then scaler.transform(x) for any split"
+    ),
+)
 class Standardizer:
     """Per-feature standardisation ``(x - mean) / std``, fitted once on training data.
 
@@ -260,6 +213,18 @@ class Standardizer:
         return self._check(x) * self.std + self.mean
 
 
+@explains_foreign_attributes(
+    transform=(
+        "the features' scikit-learn-like transform is encode: source, target = "
+        "features.encode(observed, future), or features.encode(observed)"
+    ),
+    fit_transform=(
+        "fit, then encode: features = TrajectoryFeatures.fit(observed, future); "
+        "source, target = features.encode(observed, future)"
+    ),
+    inverse_transform=_TO_LATLON,
+    decode=_TO_LATLON,
+)
 class TrajectoryFeatures:
     """Relative metres, standardised: from ``[lat, lon, time]`` fixes to model tensors and back.
 
@@ -279,10 +244,7 @@ class TrajectoryFeatures:
         self.scaler = scaler
 
     @classmethod
-    @explains_bad_calls(
-        positional="pass the (observed, future) pair unpacked, with *: TrajectoryFeatures.fit(*train), where train = (observed, future) of the training trajectories",
-        missing="pass the (observed, future) pair unpacked, with *: TrajectoryFeatures.fit(*train), where train = (observed, future) of the training trajectories",
-    )
+    @explains_bad_calls(missing=_UNPACK, positional=_UNPACK)
     def fit(cls, observed, future) -> TrajectoryFeatures:
         """Fit the scaler on a training split ``(N, S, 3)``, ``(N, T, 3)``."""
         source, target = relative_metres(observed, future)
@@ -290,6 +252,7 @@ class TrajectoryFeatures:
 
     def encode(self, observed, future=None):
         """Model inputs ``(N, S, 2)`` (and targets ``(N, T, 2)``) as float32 tensors."""
+        _refuse_pair(observed, "observed", both="features.encode")
         parts = relative_metres(observed, future)
         parts = (parts,) if future is None else parts
         out = tuple(torch.tensor(self.scaler.transform(p), dtype=torch.float32) for p in parts)
@@ -374,6 +337,7 @@ def displacement_errors(predicted, true) -> np.ndarray:
     """Distance in metres between predicted and true positions, ``(N, T, >=2) -> (N, T)``.
 
     Raises:
+        TypeError: an ``(observed, future)`` pair where ``true`` (the future) goes.
         ValueError: ``predicted`` and ``true`` of different ``(N, T)``, or not positions
             (NaN, latitudes outside [-90, 90]).
 
@@ -495,6 +459,7 @@ def constant_turn_rate(observed, times) -> np.ndarray:
     return from_local(moved, seen[:, -1:, :2])
 
 
+@explains_foreign_attributes(**_sklearn_habits("HeadingFrameLinear"))
 class HeadingFrameLinear:
     """Baseline: linear least squares from the observed fixes to the future, in the heading frame.
 
@@ -507,7 +472,9 @@ class HeadingFrameLinear:
     makes a left turn look the same whichever way the object was heading, so a linear model
     can learn speed, slowing and turn continuation from a handful of coefficients.
 
-    Build it with :meth:`fit` on ``(observed (N, S, 3), future (N, T, 3))``.
+    Build it with :meth:`fit` on ``(observed (N, S, 3), future (N, T, 3))``, then call it:
+    ``baseline(observed)`` (scikit-learn's ``baseline.predict(observed)`` gets an
+    AttributeError that says so).
     """
 
     def __init__(self, weights: np.ndarray, observed_fixes: int) -> None:
@@ -530,6 +497,7 @@ class HeadingFrameLinear:
     @staticmethod
     def _frame(observed) -> tuple[np.ndarray, np.ndarray]:
         """Observed positions in the heading frame ``(N, S, 2)`` and each frame's angle ``(N,)``."""
+        _refuse_pair(observed, "observed")
         seen = relative_metres(observed)  # (N, S, 2), last fix at the origin
         if seen.shape[1] < 2:
             raise ValueError(f"need at least two observed fixes for a heading, got {seen.shape[1]}")
@@ -552,6 +520,7 @@ class HeadingFrameLinear:
         return np.concatenate([inputs, np.ones((len(frame), 1))], axis=1)
 
     @classmethod
+    @explains_bad_calls(missing=_UNPACK, positional=_UNPACK)
     def fit(cls, observed, future) -> HeadingFrameLinear:
         """Least-squares weights on a training split.
 
@@ -572,13 +541,13 @@ class HeadingFrameLinear:
         design = cls._design(frame)  # (N, columns)
         n, columns = design.shape
         if n < columns:
-            warnings.warn(
+            warn_user(
                 f"{cls.__name__}.fit on {n} trajectories: its {columns * target.shape[1]} "
                 f"coefficients ({columns} per output, {target.shape[1]} outputs) need at least "
                 f"{columns} trajectories (observed, future), and many more to be estimated "
                 "well; with fewer, least squares is underdetermined and the weights are one "
                 "of infinitely many exact fits. Fit it on the whole training split.",
-                stacklevel=2,
+                UserWarning,
             )
         weights, *_ = np.linalg.lstsq(design, target, rcond=None)
         return cls(weights, frame.shape[1])
@@ -596,6 +565,7 @@ class HeadingFrameLinear:
         return from_local(_rotate(ahead, angle), seen[:, -1:, :2])
 
 
+@explains_foreign_attributes(**_sklearn_habits("HeadingFrameQuadratic"))
 class HeadingFrameQuadratic(HeadingFrameLinear):
     """Baseline: least squares in the heading frame on the inputs, their squares and products.
 

@@ -750,9 +750,19 @@ def test_constant_velocity_from_the_first_two_fixes_is_named(variant):
         checks.check_constant_velocity(first_fixes)
 
 
-def test_a_stored_stay_ade_is_named_inside_unseen_cases(capsys):
-    checks.check_stay_floor(lambda n, rng: 98.9)  # the student's own case cannot tell
-    assert "✓ stay_ade" in capsys.readouterr().out
+def test_a_stored_stay_ade_is_named(capsys):
+    # the rng it is given stays untouched: the student's own case can tell
+    with pytest.raises(CheckFailed, match=r"never drew from the rng.*a stored number"):
+        checks.check_stay_floor(lambda n, rng: 98.9)
+    with checks.unseen_cases(), pytest.raises(CheckFailed, match="a stored number"):
+        checks.check_stay_floor(lambda n, rng: 98.9)
+
+
+def test_a_stay_ade_drawing_once_but_stored_is_named_inside_unseen_cases():
+    def stored(n, rng):
+        rng.uniform()  # touches the rng, returns the notebook's number
+        return 98.9
+
     with (
         checks.unseen_cases(),
         pytest.raises(
@@ -761,4 +771,279 @@ def test_a_stored_stay_ade_is_named_inside_unseen_cases(capsys):
             r"and rng, like a stored number",
         ),
     ):
-        checks.check_stay_floor(lambda n, rng: 98.9)
+        checks.check_stay_floor(stored)
+
+
+def test_a_stay_ade_with_a_generator_of_its_own_is_named():
+    def own_rng(n, rng):
+        rng = np.random.default_rng(0)
+        start = np.broadcast_to(np.asarray([43.7696, 11.2558]), (n, 1, 2))
+        future = start + np.cumsum(rng.uniform(-0.001, 0.001, (n, 3, 2)), axis=1)
+        return haversine(start, future).mean()
+
+    with pytest.raises(CheckFailed, match=r"never drew from the rng it was given"):
+        checks.check_stay_floor(own_rng)
+
+
+# --- known mistakes named by the checks (the final probe's cases) --------------------------
+
+
+def test_a_gru_cell_without_the_reset_gate_is_named():
+    def no_reset(x, h, w_ih, w_hh, b_ih, b_hh):
+        x_r, x_z, x_n = (x @ w_ih.T + b_ih).chunk(3, -1)
+        h_r, h_z, h_n = (h @ w_hh.T + b_hh).chunk(3, -1)
+        z = torch.sigmoid(x_z + h_z)
+        return (1 - z) * torch.tanh(x_n + h_n) + z * h
+
+    with pytest.raises(CheckFailed, match=r"the reset gate r is missing.*r \* \(W_hn h \+ b_hn\)"):
+        checks.check_gru_cell(no_reset)
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_swapped_training_and_validation_sets_are_named(name):
+    train_set, val_set = squares()
+    words = (
+        rf"{name}'s train_set and val_set look swapped.*\(source, target, target\) -- three "
+        rf"tensors.*{name}\(\w+, train_set, val_set\)"
+    )
+    with pytest.raises(CheckFailed, match=words):
+        getattr(checks, name)(lambda *args: None, val_set, train_set)
+
+
+@pytest.mark.filterwarnings("ignore:The use of `x.T`")
+@pytest.mark.parametrize("variant", [0, 1])
+def test_dot_t_on_a_batch_of_keys_is_named_as_the_likely_cause(variant):
+    def attention(query, key, value, attn_mask=None):
+        scores = query @ key.T / math.sqrt(query.shape[-1])
+        weights = masked_softmax(scores, attn_mask)
+        return weights @ value, weights
+
+    def attention_one_line(query, key, value, attn_mask=None):
+        weights = masked_softmax(query @ key.T @ torch.eye(2), attn_mask)
+        return weights @ value, weights
+
+    words = (
+        r"raised RuntimeError: .*\n(Likely|A possible) cause: key\.T reverses ALL 3 axes of "
+        r"key, \(\d+, \d+, \d+\) -> .*key\.transpose\(-2, -1\) \(or key\.mT\)"
+    )
+    for answer in (attention, attention_one_line):
+        with _cases(variant), pytest.raises(CheckFailed, match=words):
+            checks.check_scaled_dot_product_attention(answer)
+
+
+def test_an_error_without_a_known_cause_gets_no_hint():
+    def broken(query, key, value, attn_mask=None):
+        weights = query @ (2 * key).T  # .T on a 3-d tensor, but not on a name
+        return weights @ value, weights
+
+    for answer in (lambda *a: 1 / 0, broken):
+        with pytest.raises(CheckFailed, match="raised") as info:
+            checks.check_scaled_dot_product_attention(answer)
+        assert "cause:" not in str(info.value)
+
+
+def _encoder_layer(x, layer, mask, residual_ffn=True, residual_sa=True):
+    def sa(y):
+        return layer.self_attn(y, y, y, key_padding_mask=mask, need_weights=False)[0]
+
+    def ffn(y):
+        return layer.linear2(F.relu(layer.linear1(y)))
+
+    if layer.norm_first:
+        x = x * residual_sa + sa(layer.norm1(x))
+        return x * residual_ffn + ffn(layer.norm2(x))
+    x = layer.norm1(x * residual_sa + sa(x))
+    return layer.norm2(x * residual_ffn + ffn(x))
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+@pytest.mark.parametrize(
+    "missing, words",
+    [
+        ("residual_ffn", r"residual connection around the feed-forward block is missing"),
+        ("residual_sa", r"residual connection around the self-attention is missing"),
+    ],
+)
+def test_an_encoder_layer_without_one_residual_connection_is_named(variant, missing, words):
+    with _cases(variant), pytest.raises(CheckFailed, match=words):
+        checks.check_encoder_layer(
+            lambda x, layer, mask: _encoder_layer(x, layer, mask, **{missing: False})
+        )
+
+
+def test_token_positions_indexed_by_token_id_are_named():
+    from course_lib.positional import sinusoidal_encoding
+
+    def by_id(sentence, vocab, d_model):
+        ids = torch.tensor(vocab.encode(sentence), dtype=torch.long)
+        return ids, sinusoidal_encoding(len(vocab), d_model)[ids]
+
+    with pytest.raises(CheckFailed, match=r"row of its token id.*encodes POSITIONS"):
+        checks.check_token_positions(by_id)
+
+
+@pytest.mark.parametrize(
+    "loss, words",
+    [
+        (
+            lambda x, y, e: -(1 - e) * torch.log_softmax(x, -1).gather(1, y[:, None]).mean(),
+            r"spread nowhere: add epsilon / V to EVERY class",
+        ),
+        (
+            lambda x, y, e: (
+                -(((1 - e) * F.one_hot(y, x.shape[-1]) + e) * torch.log_softmax(x, -1))
+                .sum(-1)
+                .mean()
+            ),
+            r"without dividing it among them: each class gets epsilon / V",
+        ),
+    ],
+    ids=["not spread", "not divided"],
+)
+def test_label_smoothing_that_does_not_spread_epsilon_is_named(loss, words):
+    with pytest.raises(CheckFailed, match=words):
+        checks.check_label_smoothed_loss(loss)
+
+
+def test_models_predicting_the_default_number_of_steps_are_named():
+    from course_lib.points_transformer import SelfAttentionConfig, SelfAttentionEncoderDecoder
+    from course_lib.seq2seq import Decoder, Encoder, EncoderDecoder
+
+    def two_steps(key):
+        models = _reference_models()
+        if key == "GRU":
+            models[key] = EncoderDecoder(Encoder(2, 64), Decoder(2, 64), 2, 0.5)
+        else:
+            config = SelfAttentionConfig(
+                n_features=2, d_model=32, num_heads=4, d_ff=64, num_layers=2
+            )
+            models[key] = SelfAttentionEncoderDecoder(config)
+        return models
+
+    with pytest.raises(CheckFailed, match=r"target_len=2 steps: pass 3 as the third argument"):
+        checks.check_models(lambda: two_steps("GRU"))
+    with pytest.raises(
+        CheckFailed,
+        match=r"its config has target_len=2 .*SelfAttentionConfig\(\.\.\., target_len=3\)",
+    ):
+        checks.check_models(lambda: two_steps("self-attention"))
+
+
+def test_haversine_with_the_cosines_of_the_longitudes_is_named():
+    def cos_longitude(a, b):
+        p, q = np.radians(a), np.radians(b)
+        dlat, dlon = q[..., 0] - p[..., 0], q[..., 1] - p[..., 1]
+        h = np.sin(dlat / 2) ** 2 + np.cos(p[..., 1]) * np.cos(q[..., 1]) * np.sin(dlon / 2) ** 2
+        return 2 * 6_371_008.8 * np.arcsin(np.sqrt(h))
+
+    with pytest.raises(CheckFailed, match=r"cosines are taken of the longitudes.*LATITUDES"):
+        checks.check_haversine(cos_longitude)
+
+
+def test_ade_fde_with_the_largest_error_is_named():
+    def fde_max(predicted, true):
+        d = haversine(predicted, true)
+        return d.mean(), d.max(axis=1).mean()
+
+    def ade_max(predicted, true):
+        d = haversine(predicted, true)
+        return d.max(axis=1).mean(), d[:, -1].mean()
+
+    with pytest.raises(CheckFailed, match=r"FDE is the error of the final \(LAST\) step"):
+        checks.check_ade_fde(fde_max)
+    with pytest.raises(CheckFailed, match=r"ADE is the mean error over every step"):
+        checks.check_ade_fde(ade_max)
+
+
+def test_a_clockwise_rotation_is_named():
+    def rotate_pairs(x, start):
+        length, dh = x.shape
+        positions = torch.arange(start, start + length, dtype=x.dtype)
+        angles = positions[:, None] * 10000 ** (-torch.arange(0, dh, 2, dtype=x.dtype) / dh)
+        a, b = x[:, 0::2], x[:, 1::2]
+        out = torch.empty_like(x)
+        out[:, 0::2] = a * angles.cos() + b * angles.sin()
+        out[:, 1::2] = -a * angles.sin() + b * angles.cos()
+        return out
+
+    with pytest.raises(CheckFailed, match=r"wrong way, clockwise.*signs of the sines"):
+        checks.check_rotate_pairs(rotate_pairs)
+
+
+def test_a_prefix_mask_that_hides_the_source_from_the_target_is_named():
+    def blind(s, t):
+        mask = prefix_mask(s, t)
+        mask[s:, :s] = True
+        return mask
+
+    with pytest.raises(CheckFailed, match=r"target rows are blocked from the source"):
+        checks.check_prefix_mask(blind)
+
+
+# --- a check called the wrong way -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_a_check_called_without_its_arguments_names_its_signature(name):
+    check = getattr(checks, name)
+    with pytest.raises(TypeError, match=rf"{name}\(\) missing .*: call it as {name}\("):
+        check()
+
+
+def test_a_check_called_with_too_many_arguments_names_its_signature():
+    with pytest.raises(
+        TypeError,
+        match=r"check_gru_cell\(\) takes 1 positional argument but 2 were given: its "
+        r"signature is check_gru_cell\(gru_cell\)",
+    ):
+        checks.check_gru_cell(gru_cell, gru_cell)
+    with pytest.raises(
+        TypeError, match=r"unexpected keyword argument 'fn'.*check_haversine accepts: haversine_fn"
+    ):
+        checks.check_haversine(fn=haversine)
+
+
+# --- how a wrong answer's values relate to the reference's, for every check -----------------
+
+
+_E = torch.linspace(-1.0, 2.0, 18).view(2, 3, 3) ** 3
+
+
+@pytest.mark.parametrize(
+    "got, words",
+    [
+        (-_E, r"opposite sign of the reference's"),
+        (_E * math.sqrt(8), r"2\.828 \(= sqrt\(8\)\) times the reference's"),
+        (_E / 4, r"0\.25 \(= 1/4\) times the reference's"),
+        (_E + 0.5, r"the reference's plus 0\.5: a constant added or missing"),
+        (_E.transpose(-2, -1), r"last two axes swapped: a transpose"),
+        (_E.flip(0), r"in reverse order along axis 0"),
+        (
+            torch.where(_E > 0, _E, 0.0),
+            r"\d+ of its 18 values agree .* first that differs is at \[0, 0, 0\]",
+        ),
+    ],
+    ids=["sign", "sqrt factor", "fraction", "offset", "transpose", "reversed", "some agree"],
+)
+def test_how_the_values_differ_is_named(got, words):
+    with pytest.raises(
+        CheckFailed, match=rf"different values \(a case\): the largest difference.*{words}"
+    ):
+        compare(got, _E, "f", "a case")
+
+
+def test_a_mask_blocking_too_much_or_too_little_is_named():
+    expected = causal_mask(4)
+    with pytest.raises(CheckFailed, match=r"it blocks 4 entries the reference leaves open"):
+        compare(expected | torch.eye(4, dtype=torch.bool), expected, "mask", "a case")
+    with pytest.raises(CheckFailed, match=r"it leaves open 3 entries the reference blocks"):
+        compare(torch.ones(4, 4, dtype=torch.bool).triu(2), expected, "mask", "a case")
+
+
+def test_generic_hints_name_the_value_of_a_real_check():
+    with pytest.raises(CheckFailed, match=r"gru_cell returned the right shape.*opposite sign"):
+        checks.check_gru_cell(spoiled(gru_cell, lambda t: -t))
+    with pytest.raises(
+        CheckFailed, match=r"repeat_kv returned the right shape.*times the reference's"
+    ):
+        checks.check_repeat_kv(spoiled(TENSOR_ANSWERS["check_repeat_kv"], lambda t: 3 * t))

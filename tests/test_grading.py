@@ -242,6 +242,25 @@ def test_a_timeout_with_a_unit_gets_the_number_of_seconds(tmp_path, capsys, valu
     assert re.search(message, capsys.readouterr().err)
 
 
+@pytest.mark.parametrize(
+    "given, shown",
+    [(["--all-cells", "1"], "--all-cells 1"), (["--all-cells=1"], "--all-cells=1")],
+    ids=["a value after the flag", "flag=value"],
+)
+def test_a_value_given_to_a_flag_says_the_flag_takes_none(tmp_path, capsys, given, shown):
+    args = ["--chapter", "02b", "--submissions", str(tmp_path), "--out", str(tmp_path / "o")]
+    with pytest.raises(SystemExit) as exit_:
+        main([*args, *given])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"{shown}: --all-cells is a flag and takes no value; give --all-cells alone" in err
+    assert "with make, ALL_CELLS=1 gives --all-cells" in err
+    assert not (tmp_path / "o").exists()
+    with pytest.raises(SystemExit):  # any other stray argument: argparse's own words
+        main([*args, "--all-cells", "--bogus"])
+    assert "unrecognized arguments: --bogus" in capsys.readouterr().err
+
+
 def test_options_given_as_a_dict_are_to_be_built(tmp_path):
     from course_lib.grading.assignment import load_assignment
     from course_lib.grading.grade import Options, Submission, grade_submission

@@ -280,3 +280,9 @@ def test_input_len_names_source_len():
 
     with pytest.raises(TypeError, match=r"'input_len'.*source_len="):
         split_source_target(np.zeros((3, 4, 2)), input_len=2)
+
+
+def test_an_empty_training_selection_is_named():
+    points, directions = make_squares(16, seed=0)
+    with pytest.raises(ValueError, match=r"train_points is empty, 0 sequences.*np\.unique"):
+        seq2seq_datasets(points[directions == 7], points[:4])

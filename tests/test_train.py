@@ -869,3 +869,107 @@ def test_warmup_cosine_given_to_lambdalr_is_explained():
     optimizer = torch.optim.SGD(torch.nn.Linear(1, 1).parameters(), lr=0.1)
     with pytest.raises(TypeError, match=r"warmup_cosine\(\).*builds the scheduler itself"):
         torch.optim.lr_scheduler.LambdaLR(optimizer, warmup_cosine)
+
+
+# -- a hook without its parameter, a batch without its target, (B, T, V) scores, no batches
+
+
+@pytest.mark.parametrize(
+    "hook, message",
+    [
+        (lambda: None, r"but on_epoch_end\(\) takes no argument.*def on_epoch_end\(trainer\)"),
+        (lambda trainer, bleu: None, r"on_epoch_end\(trainer, bleu\) cannot be called with one"),
+    ],
+    ids=["no parameter", "two parameters"],
+)
+def test_an_end_of_epoch_hook_that_cannot_take_the_trainer_is_refused_before_training(
+    hook, message
+):
+    trainer = make_trainer()
+    weight = trainer.model.weight.detach().clone()
+    with pytest.raises(TypeError, match=r"^on_epoch_end is called as on_epoch_end\(trainer\)"):
+        trainer.fit(toy_loaders()[0], progress=False, on_epoch_end=hook)
+    with pytest.raises(TypeError, match=message):
+        trainer.fit(toy_loaders()[0], progress=False, on_epoch_end=hook)
+    assert trainer.losses == [] and torch.equal(trainer.model.weight, weight)  # nothing ran
+
+    def end_of_epoch():
+        return None
+
+    with pytest.raises(TypeError, match=r"end_of_epoch\(\) takes no argument.*def end_of_epoch"):
+        trainer.fit(toy_loaders()[0], progress=False, on_epoch_end=end_of_epoch)
+    # a hook with defaults beyond the trainer, a bound method and a callable object all fit
+    trainer.fit(toy_loaders()[0], progress=False, on_epoch_end=lambda t, every=1: None)
+    trainer.fit(toy_loaders()[0], progress=False, on_epoch_end=[].append)
+
+
+class ThreeInputs(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(1))
+
+    def forward(self, queries, keys, values):
+        scores = -(((queries[:, None] - keys) * self.w) ** 2) / 2
+        return (torch.softmax(scores, dim=-1) * values).sum(-1)
+
+
+def test_a_dataset_without_its_target_says_the_last_item_is_the_target():
+    x = torch.rand(20)
+    keys = x.expand(20, -1).clone()
+    model = ThreeInputs()
+    trainer = Trainer(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.5), "cpu")
+    loader = DataLoader(TensorDataset(x, keys, keys.clone()), batch_size=10)
+    with pytest.raises(
+        TypeError,
+        match=r"every batch is \(\*inputs, target\).*the last item of the batch as the target.*"
+        r"ThreeInputs\.forward\(queries, keys, values\) needs 3: the dataset lacks its target.*"
+        r"TensorDataset\(queries, keys, values, target\)",
+    ):
+        trainer.fit(loader, progress=False)
+    trainer.fit(DataLoader(TensorDataset(x, keys, keys, x), batch_size=10), progress=False)
+
+
+def test_a_batch_with_an_input_too_many_and_errors_inside_forward():
+    trainer = make_trainer()  # nn.Linear: forward(input)
+    x, y = torch.randn(8, 3), torch.randn(8, 1)
+    with pytest.raises(TypeError, match=r"Linear\.forward\(input\) takes 1: .* an item too many"):
+        trainer.fit([(x, x, y)], progress=False)
+
+    class Raises(nn.Linear):
+        def forward(self, x):
+            raise TypeError("inside forward")
+
+    model = Raises(3, 1)
+    trainer = Trainer(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1), "cpu")
+    with pytest.raises(TypeError, match=r"^inside forward$"):  # the model's own: untouched
+        trainer.fit([(x, y)], progress=False)
+
+
+def test_pytorch_cross_entropy_on_b_t_v_scores_names_translation_loss_and_the_flattening():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Embedding(20, 8), nn.Linear(8, 20))  # (B, T) -> (B, T, V)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    tokens = torch.randint(0, 20, (4, 5))
+    with pytest.raises(
+        ValueError,
+        match=r"output \(B, T, V\) = \(4, 5, 20\).*target \(B, T\) = \(4, 5\).*reads the classes "
+        r"from dimension 1, \(B, V, T\).*loss_fn=translation_loss.*output\.reshape\(-1, 20\)",
+    ):
+        Trainer(model, nn.CrossEntropyLoss(), optimizer, "cpu").fit([(tokens, tokens)])
+    flat = lambda output, target: F.cross_entropy(output.reshape(-1, 20), target.reshape(-1))  # noqa: E731
+    Trainer(model, flat, optimizer, "cpu").fit([(tokens, tokens)], progress=False)
+
+
+def test_a_loader_without_batches_is_refused_before_training():
+    trainer = make_trainer()
+    empty = TensorDataset(torch.zeros(0, 3), torch.zeros(0, 1))
+    with pytest.raises(
+        ValueError, match=r"train_loader has no batches.*its dataset is empty, 0 items"
+    ):
+        trainer.fit(DataLoader(empty, batch_size=8), progress=False)
+    few = TensorDataset(torch.zeros(5, 3), torch.zeros(5, 1))
+    with pytest.raises(ValueError, match=r"val_loader has no batches.*5 item\(s\), fewer than "):
+        trainer.fit(toy_loaders()[0], DataLoader(few, batch_size=8, drop_last=True))
+    with pytest.raises(ValueError, match=r"loader has no batches.*list is empty"):
+        trainer.evaluate([])
+    assert trainer.losses == []

@@ -464,3 +464,109 @@ def test_the_pair_passed_whole_is_explained():
 
     with pytest.raises(TypeError, match=r"'future'.*\(observed, future\) pair unpacked.*\*train"):
         TrajectoryFeatures.fit(lecture_trajectories(5, rng=np.random.default_rng(0)))
+
+
+# -- a pair where one array goes, a 2-D array, other libraries' method names -------------
+
+
+@pytest.fixture(scope="module")
+def lecture():
+    return lecture_trajectories(20, rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda pair, features: relative_metres(pair), "observed"),
+        (lambda pair, features: stay(pair, 3), "observed"),
+        (lambda pair, features: time_deltas(pair), "track"),
+        (lambda pair, features: features.encode(pair), "observed"),
+        (lambda pair, features: features.to_latlon(features.encode(*pair)[1], pair), "observed"),
+        (lambda pair, features: HeadingFrameLinear.fit(*pair)(pair), "observed"),
+        (lambda pair, features: displacement_errors(stay(pair[0], 3), pair), "true"),
+        (lambda pair, features: ade_fde(list(pair), pair[1]), "predicted"),
+    ],
+    ids=[
+        "relative_metres",
+        "stay",
+        "time_deltas",
+        "encode",
+        "to_latlon",
+        "baseline",
+        "true",
+        "predicted",
+    ],
+)
+def test_an_observed_future_pair_where_one_array_goes_is_to_be_unpacked(lecture, call, name):
+    features = TrajectoryFeatures.fit(*lecture)
+    with pytest.raises(
+        TypeError,
+        match=rf"^{name} is a (tuple|list) of two arrays, \(20, 5, 3\) and \(20, 3, 3\): the "
+        r"\(observed, future\) pair .* Unpack it, observed, future = pair, and pass",
+    ):
+        call(lecture, features)
+
+
+def test_the_pair_message_names_what_to_pass_and_the_call_that_takes_both(lecture):
+    with pytest.raises(TypeError, match=r"pass observed alone; relative_metres\(\*pair\) takes"):
+        relative_metres(lecture)
+    with pytest.raises(TypeError, match=r"pass future \(the true future fixes\) as true$"):
+        displacement_errors(stay(lecture[0], 3), lecture)
+    with pytest.raises(TypeError, match=r"observed is a dict \(keys 'train'\).*= data\['train'\]"):
+        relative_metres({"train": lecture})
+    for baseline in (HeadingFrameLinear, HeadingFrameQuadratic, TrajectoryFeatures):
+        with pytest.raises(TypeError, match=r"missing .*'future'.*unpacked, with \*: fit\(\*tr"):
+            baseline.fit(lecture)
+    # two trajectories of the same length in a list are one batch, not a pair
+    two = [lecture[0][0], lecture[0][1]]
+    assert relative_metres(two).shape == (2, 5, 2)
+
+
+def test_a_2d_array_where_every_fix_goes_says_which_slice_it_looks_like(lecture):
+    observed, future = lecture
+    features = TrajectoryFeatures.fit(observed, future)
+    scaled = features.encode(observed, future)[1]
+    with pytest.raises(
+        ValueError,
+        match=r"observed must be .* got the 2-D shape \(20, 3\): one fix per trajectory \(the "
+        r"last fixes, observed\[:, -1\]\?\).* all the fixes of every trajectory, \(N, L, 3\)",
+    ):
+        features.to_latlon(scaled, observed[:, -1])
+    with pytest.raises(ValueError, match=r"track .* \(the timestamps alone, track\[\.\.\., 2\]\?"):
+        time_deltas(observed[..., 2])
+
+
+def test_scikit_learn_method_names_say_how_the_course_calls_them(lecture, city):
+    observed, future = lecture
+    linear = HeadingFrameLinear.fit(observed, future)
+    with pytest.raises(
+        AttributeError,
+        match=r"^HeadingFrameLinear has no predict: .* called directly on the observed "
+        r"fixes, predicted = baseline\(observed\)",
+    ):
+        linear.predict(observed)
+    with pytest.raises(AttributeError, match=r"HeadingFrameQuadratic has no forward"):
+        HeadingFrameQuadratic.fit(*city).forward(observed)
+    with pytest.raises(AttributeError, match=r"ade_fde\(baseline\(observed\), future\)"):
+        linear.score(observed, future)
+    scaler = Standardizer.fit(observed)
+    with pytest.raises(AttributeError, match=r"fit_transform is two steps.*Standardizer\.fit"):
+        scaler.fit_transform(observed)
+    features = TrajectoryFeatures.fit(observed, future)
+    with pytest.raises(AttributeError, match=r"transform is encode: source, target = features"):
+        features.transform(observed)
+    with pytest.raises(AttributeError, match=r"features\.to_latlon\(predicted, observed\)"):
+        features.inverse_transform(observed)
+
+
+def test_other_missing_attributes_stay_plain_and_objects_still_copy_and_pickle(lecture):
+    import copy
+    import pickle
+
+    linear = HeadingFrameLinear.fit(*lecture)
+    with pytest.raises(AttributeError, match=r"^'HeadingFrameLinear' object has no attribute 'x'"):
+        linear.x  # noqa: B018
+    assert not hasattr(linear, "predict") and hasattr(linear, "weights")
+    for obj in (linear, Standardizer.fit(lecture[0]), TrajectoryFeatures.fit(*lecture)):
+        for twin in (copy.deepcopy(obj), pickle.loads(pickle.dumps(obj))):
+            assert type(twin) is type(obj) and vars(twin).keys() == vars(obj).keys()

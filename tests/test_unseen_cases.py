@@ -132,7 +132,7 @@ LINES = {
     "check_general_scores": ("general_scores", 5, 5),
     "check_kernel_weights": ("laplace_weights and boxcar_weights", 5, 6),
     "check_attention_step": ("attention_step", 3, 3),
-    "check_context_only_decoder": ("ContextOnlyDecoder", 2, 2),
+    "check_context_only_decoder": ("ContextOnlyDecoder", 3, 3),
     "check_gru_cell": ("gru_cell", 4, 4),
     "check_decoder_inputs": ("decoder_inputs", 4, 4),
     "check_scheduled_decode": ("decode_scheduled", 7, 7),

@@ -24,6 +24,7 @@ from course_lib.checks._describe import (
     signature_problem,
     tensor_problem,
 )
+from course_lib.checks._diagnose import mask_hint, raised_hint, value_hint
 
 ATOL = 1e-5
 
@@ -97,7 +98,10 @@ def call_student(fn: Callable, name: str, *args, returns: str = "", none_ok: boo
             f"{name} is not implemented yet: replace `raise NotImplementedError` with your code."
         ) from None
     except Exception as err:
-        raise CheckFailed(f"{name} raised {type(err).__name__}: {err}") from err
+        hint = raised_hint(err)
+        raise CheckFailed(
+            f"{name} raised {type(err).__name__}: {err}" + (f"\n{hint}" if hint else "")
+        ) from err
     if got is None and not none_ok:
         should = f" It should return {returns}." if returns else ""
         raise CheckFailed(f"{name} returned None: did you forget `return`?{should}")
@@ -239,15 +243,18 @@ def _explain(got, expected, name, case, mistakes, wrong_dtype: str | None) -> No
         if problem is not None:
             raise CheckFailed(f"{name}: {problem} ({case})")
         wrong = (got.to(torch.bool) != expected).nonzero().tolist()
+        hint = mask_hint(got, expected)
         raise CheckFailed(
             f"{name} returned the right shape but {len(wrong)} entries differ ({case}), the "
-            f"first at {wrong[0]}. Expected\n{expected}\ngot\n{got}"
+            f"first at {wrong[0]}.{f' {hint}' if hint else ''} Expected\n{expected}\ngot\n{got}"
         )
     got = got.to(expected.dtype)
     worst = (got - expected).abs().max().item()
+    hint = value_hint(got, expected)
     raise CheckFailed(
         f"{name} returned the right shape but different values ({case}): the largest "
-        f"difference is {worst:.4g}.{note} Expected\n{expected}\ngot\n{got}"
+        f"difference is {worst:.4g}.{f' {hint}' if hint else ''}{note} Expected\n{expected}"
+        f"\ngot\n{got}"
     )
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import shape_str
 from course_lib.attention import scaled_dot_product_attention
 from course_lib.checks._core import (
@@ -68,6 +69,7 @@ def _floating_like(got, expected: Tensor) -> bool:
     return isinstance(got, Tensor) and got.shape == expected.shape and torch.is_floating_point(got)
 
 
+@explains_bad_calls()
 def check_masked_softmax(masked_softmax_fn: Callable) -> None:
     """Check ``masked_softmax(scores, mask) -> weights``: softmax over the last axis, with
     weight exactly 0 where ``mask`` is True, all zeros for a fully masked row, and
@@ -127,6 +129,7 @@ def check_masked_softmax(masked_softmax_fn: Callable) -> None:
 _PAIR = ("context", "weights")
 
 
+@explains_bad_calls()
 def check_scaled_dot_product_attention(attention_fn: Callable) -> None:
     """Check ``attention(query, key, value, attn_mask) -> (context, weights)`` against
     :func:`course_lib.attention.scaled_dot_product_attention` (mask True = blocked)."""
@@ -213,6 +216,7 @@ def _general_call(fn: Callable, name: str, query: Tensor, key: Tensor, weight: T
         ) from err.__cause__
 
 
+@explains_bad_calls()
 def check_general_scores(general_scores: Callable) -> None:
     """Check ``general_scores(query, key, weight) -> scores`` ``(B, T, S)``: Luong's
     "general" (bilinear) score ``q^T W k`` for every query-key pair.
@@ -313,6 +317,7 @@ def _boxcar(diffs: Tensor, half: float) -> Tensor:
     return inside / inside.sum(-1, keepdim=True).clamp(min=1)
 
 
+@explains_bad_calls()
 def check_kernel_weights(laplace_weights: Callable, boxcar_weights: Callable) -> None:
     """Check the Nadaraya-Watson weights of two kernels, from ``diffs`` ``(T, S)`` (query
     minus training input): ``laplace_weights(diffs)`` is the softmax of ``-|diffs|`` over the

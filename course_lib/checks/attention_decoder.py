@@ -3,12 +3,14 @@ attention, and a decoder that reads the context vector alone."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
 import torch
 from torch import Tensor, nn
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib.checks._core import (
     CheckFailed,
     call_student,
@@ -55,6 +57,7 @@ def _a_decoder(decoder_cls, name: str, f: int, h: int) -> AttentionDecoder:
     return decoder
 
 
+@explains_bad_calls()
 def check_attention_step(attention_step: Callable) -> None:
     """Check ``attention_step(decoder, x, hidden, memory, memory_key_padding_mask)``.
 
@@ -162,6 +165,7 @@ def _parts(decoder: AttentionDecoder, name: str, x: Tensor, hidden: Tensor, memo
     return query, new_hidden, context, weights
 
 
+@explains_bad_calls()
 def check_context_only_decoder(decoder_cls: Callable) -> None:
     """Check ``ContextOnlyDecoder(n_features, hidden_dim)``: an ``AttentionDecoder`` whose
     output layer reads the context vector alone, ``Linear(H, F)``.
@@ -205,4 +209,35 @@ def check_context_only_decoder(decoder_cls: Callable) -> None:
         compare(got[1], new_hidden, f"{name}'s hidden state", case)
         compare(got[2], weights, f"{name}'s weights", case)
         compare(got[0], expected, f"{name}'s output", case, mistakes)
-    passed(name, len(cases))
+    _check_padding_passed_on(decoder_cls, name, g)
+    passed(name, len(cases) + 1)
+
+
+def _check_padding_passed_on(decoder_cls: Callable, name: str, g: torch.Generator) -> None:
+    """One padded batch: keys that ``memory_key_padding_mask`` blocks must get no weight."""
+    __tracebackhide__ = True
+    b, s, h, f = 2, 4, 4, 2
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(case_seed(510))
+        decoder = _a_decoder(decoder_cls, name, f, h)
+    x = torch.randn(b, 1, f, generator=g)
+    hidden = torch.randn(1, b, h, generator=g)
+    memory = torch.randn(b, s, h, generator=g)
+    mask = torch.tensor([[False, False, True, True], [False, False, False, False]])  # (B, S)
+    case = f"B={b}, S={s}, H={h}, F={f}, the last 2 keys of row 0 blocked"
+    with torch.no_grad():
+        query, new_hidden = decoder.gru(x, hidden)  # (B, 1, H), (1, B, H)
+        context, weights = decoder.attention(query, memory, key_padding_mask=mask)
+        expected = decoder.output(context)  # (B, 1, F)
+        step = functools.partial(decoder, memory_key_padding_mask=mask)
+        got = call_student(step, f"{name}'s forward", x, hidden, memory)
+        got = _unpack_step(got, name, case, (expected, new_hidden, weights))
+    leaked = torch.as_tensor(got[2])[0, :, 2:].abs().sum().item()
+    if leaked > 1e-6:
+        raise CheckFailed(
+            f"{name} gives weight {leaked:.3f} to keys that memory_key_padding_mask blocks "
+            f"({case}): pass the mask on to the attention, "
+            "self.attention(queries, memory, key_padding_mask=memory_key_padding_mask)"
+        )
+    compare(got[2], weights, f"{name}'s weights", case)
+    compare(got[0], expected, f"{name}'s output", case)

@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import shape_str
 from course_lib.attention import scaled_dot_product_attention
 from course_lib.checks._core import (
@@ -40,6 +41,7 @@ def _attend(q: Tensor, k: Tensor, v: Tensor, scale: float) -> Tensor:
 _TRIPLE = ("context", "new_cache_k", "new_cache_v")
 
 
+@explains_bad_calls()
 def check_cached_attention_step(step_fn: Callable) -> None:
     """Check ``cached_attention_step(q, k, v, cache_k, cache_v) -> (context, new_cache_k,
     new_cache_v)``: single-head attention for ONE new decoding step with a key/value cache.
@@ -169,6 +171,7 @@ def _a_loss(got, name: str, n: int, case: str) -> Tensor:
     return torch.tensor(float(value), dtype=torch.float64)
 
 
+@explains_bad_calls()
 def check_label_smoothed_loss(loss_fn: Callable) -> None:
     """Check ``label_smoothed_loss(logits, target, epsilon) -> loss``, a scalar.
 
@@ -206,6 +209,21 @@ def check_label_smoothed_loss(loss_fn: Callable) -> None:
                     "classes only. That convention is also used in the literature, but the course "
                     "(and PyTorch's label_smoothing) spreads it over ALL V classes, the true one "
                     "included: (1 - epsilon) * one_hot + epsilon / V",
+                ),
+                (
+                    (1 - eps) * F.cross_entropy(logits, target),
+                    "the true class gets 1 - epsilon, but the epsilon taken from it is spread "
+                    "nowhere: add epsilon / V to EVERY class, the true one included, "
+                    "(1 - epsilon) * one_hot + epsilon / V -- the uniform part of the loss is "
+                    "epsilon * (-log_softmax(logits)).mean(-1)",
+                ),
+                (
+                    -(((1 - eps) * F.one_hot(target, v) + eps) * logits.log_softmax(-1))
+                    .sum(-1)
+                    .mean(),
+                    "epsilon is added to every class without dividing it among them: each "
+                    "class gets epsilon / V, so that the target distribution sums to 1, "
+                    "(1 - epsilon) * one_hot + epsilon / V",
                 ),
                 (
                     F.cross_entropy(logits, target),

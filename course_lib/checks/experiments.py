@@ -29,6 +29,7 @@ from collections.abc import Callable
 
 import torch
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib.checks._core import CheckFailed, call_student, case_generator, variant
 from course_lib.checks._recipes import _Recipe, _recipe, _reference, _Run, _watching
 from course_lib.checks._setup_problems import (
@@ -59,9 +60,33 @@ PLATEAU_UNSEEN = [(0, 21), (17, 23), (27, 23), (33, 23), (40, 20), (30, 15), (19
 # -- the checks --------------------------------------------------------------------------------
 
 
+def _item_size(dataset) -> int | None:
+    """How many tensors an item of ``dataset`` holds (3 for training items (source, target,
+    target), 2 for validation items (source, target)), or None where it cannot tell."""
+    try:
+        item = dataset[0]
+    except Exception:  # not a dataset of the course's kind: the training says what is off
+        return None
+    return len(item) if isinstance(item, (tuple, list)) else None
+
+
+def _swapped_sets(recipe: _Recipe, train_set, val_set) -> None:
+    """:class:`CheckFailed` where the check was given the validation set first."""
+    __tracebackhide__ = True
+    if (_item_size(train_set), _item_size(val_set)) == (2, 3):
+        raise CheckFailed(
+            f"check_{recipe.name}'s train_set and val_set look swapped: the second argument's "
+            "items are (source, target) pairs, the third's (source, target, target) -- three "
+            "tensors, the training items, whose target the model receives for teacher "
+            f"forcing. Pass them in this order: check_{recipe.name}({recipe.name}, train_set, "
+            "val_set)"
+        )
+
+
 def _check(recipe: _Recipe, fn: Callable, train_set, val_set) -> Trainer:
     """Everything the three checks share; returns the student's Trainer once it agrees."""
     __tracebackhide__ = True
+    _swapped_sets(recipe, train_set, val_set)
     call = recipe.call
     cuda = list(range(torch.cuda.device_count()))
     with torch.random.fork_rng(devices=cuda):  # the reader's random numbers stay as they were
@@ -125,6 +150,7 @@ def _drawn(seed: int, low: int, high: int) -> int:
     return int(torch.randint(low, high + 1, (), generator=case_generator(seed)))
 
 
+@explains_bad_calls()
 def check_train_width(train_width: Callable, train_set, val_set) -> None:
     """Check ``train_width(hidden_dim) -> Trainer`` (Chapter 1): the plain GRU
     encoder-decoder ``EncoderDecoder.from_config(Seq2SeqConfig(hidden_dim=hidden_dim))``,
@@ -151,6 +177,7 @@ def check_train_width(train_width: Callable, train_set, val_set) -> None:
     )
 
 
+@explains_bad_calls()
 def check_train_add_norm(train_add_norm: Callable, train_set, val_set) -> None:
     """Check ``train_add_norm(model_seed) -> Trainer`` (Chapter 3): the self-attention model
     without positions, decoding from the origin, with Add & Norm
@@ -175,6 +202,7 @@ def check_train_add_norm(train_add_norm: Callable, train_set, val_set) -> None:
     )
 
 
+@explains_bad_calls()
 def check_train_on_plateau(train_on_plateau: Callable, train_set, val_set) -> None:
     """Check ``train_on_plateau(model_seed, epochs) -> Trainer`` (Chapter 4): the model with
     positions, ``start="last"`` and no Add & Norm (``SelfAttentionConfig(positional=True,

@@ -15,6 +15,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import shape_str
 from course_lib.checks._core import (
     CheckFailed,
@@ -123,6 +124,7 @@ def _item(dataset, name: str, i: int) -> tuple:
     return item
 
 
+@explains_bad_calls()
 def check_datasets(make_datasets: Callable) -> None:
     """Check ``make_datasets(train, valid) -> (train_dataset, valid_dataset)``.
 
@@ -212,6 +214,7 @@ def check_datasets(make_datasets: Callable) -> None:
     passed("make_datasets", len(cases))
 
 
+@explains_bad_calls()
 def check_inverse_transform(inverse_transform: Callable) -> None:
     """Check ``inverse_transform(predicted, observed, mean, std) -> positions``.
 
@@ -299,6 +302,7 @@ def _anywhere(rng: np.random.Generator, n: int) -> np.ndarray:
     return np.column_stack([rng.uniform(-75, 75, n), rng.uniform(-180, 180, n)])
 
 
+@explains_bad_calls()
 def check_haversine(haversine_fn: Callable) -> None:
     """Check ``haversine(a, b) -> metres`` for ``[lat, lon]`` degrees ``(N, 2)`` -> ``(N,)``.
 
@@ -338,6 +342,17 @@ def check_haversine(haversine_fn: Callable) -> None:
                 "a degree of longitude shrinks with cos(latitude)",
             ),
         ]
+        pa, pb = np.radians(a), np.radians(b)
+        dlat, dlon = (pb - pa)[:, 0], (pb - pa)[:, 1]
+        h = np.sin(dlat / 2) ** 2 + np.cos(pa[:, 1]) * np.cos(pb[:, 1]) * np.sin(dlon / 2) ** 2
+        mistakes.append(
+            (
+                torch.as_tensor(2 * EARTH_RADIUS_M * np.arcsin(np.sqrt(np.clip(h, 0, 1)))),
+                "the cosines are taken of the longitudes (column 1): h = sin^2(dlat / 2) + "
+                "cos(lat_a) cos(lat_b) sin^2(dlon / 2) takes them of the LATITUDES, column 0 "
+                "of [lat, lon]",
+            )
+        )
         with np.errstate(all="ignore"):
             h = (
                 np.sin((b - a)[:, 0] / 2) ** 2
@@ -381,6 +396,7 @@ def _two_numbers(got, case: str) -> list[float]:
     ]
 
 
+@explains_bad_calls()
 def check_ade_fde(ade_fde_fn: Callable) -> None:
     """Check ``ade_fde(predicted, true) -> (ade, fde)`` in metres, both ``(N, T, 2)`` degrees."""
     __tracebackhide__ = True
@@ -398,6 +414,16 @@ def check_ade_fde(ade_fde_fn: Callable) -> None:
             ((fde, ade), "the order is (ade, fde): you returned (fde, ade), swap them"),
             ((ade, ade), "FDE is the error of the LAST step only: d[:, -1].mean()"),
             (
+                (ade, d.max(1).mean()),
+                "FDE is the error of the final (LAST) step of each trajectory, d[:, -1].mean(), "
+                "not its largest error (d.max(axis=1))",
+            ),
+            (
+                (d.max(1).mean(), fde),
+                "ADE is the mean error over every step, d.mean(), not the largest error of "
+                "each trajectory",
+            ),
+            (
                 (ade, d[-1].mean()),
                 "FDE takes the last step of every trajectory (d[:, -1]), "
                 "not every step of the last trajectory (d[-1])",
@@ -414,6 +440,7 @@ def check_ade_fde(ade_fde_fn: Callable) -> None:
     passed("ade_fde", len(cases))
 
 
+@explains_bad_calls()
 def check_constant_velocity(constant_velocity_fn: Callable) -> None:
     """Check ``constant_velocity(observed, times) -> positions`` (the baseline).
 

@@ -128,6 +128,24 @@ def _same_recipe(key: str, model: nn.Module, reference: nn.Module) -> None:
         )
 
 
+def _target_len_hint(model: nn.Module) -> str:
+    """Where a model's number of predicted steps is set, if it is not the chapter's 3."""
+    if isinstance(model, EncoderDecoder) and model.target_len != 3:
+        return (
+            f"; it predicts target_len={model.target_len} steps: pass 3 as the third argument, "
+            "EncoderDecoder(encoder, decoder, 3, 0.5)"
+        )
+    config = getattr(model, "config", None)
+    target_len = getattr(config, "target_len", 3)
+    if isinstance(model, SelfAttentionEncoderDecoder) and target_len != 3:
+        return (
+            f"; its config has target_len={target_len} (SelfAttentionConfig's default is "
+            f"{SelfAttentionConfig().target_len}): build it with SelfAttentionConfig(..., "
+            "target_len=3)"
+        )
+    return ""
+
+
 def _probe_batch() -> torch.Tensor:
     """What the models are run on: zeros ``(4, 5, 2)``, or inside ``unseen_cases`` random
     fixes of another batch size, so an output of a stored shape shows."""
@@ -154,6 +172,7 @@ def _run_model(key: str, model: nn.Module, batch: torch.Tensor) -> torch.Tensor:
     return out
 
 
+@explains_bad_calls()
 def check_models(build_models: Callable) -> None:
     """Check ``build_models() -> {"GRU": ..., "GRU + attention": ..., "self-attention": ...}``:
     the chapter's three models, of its sizes, each mapping ``(B, 5, 2)`` to ``(B, 3, 2)``."""
@@ -185,6 +204,7 @@ def check_models(build_models: Callable) -> None:
             raise CheckFailed(
                 f"{key!r} maps {tuple(batch.shape)} to {tuple(out.shape)}, expected "
                 f"({len(batch)}, 3, 2): two features in and out, three future steps"
+                + _target_len_hint(model)
             )
     print("✓ build_models: three models of the chapter's sizes, each (B, 5, 2) -> (B, 3, 2).")
 
@@ -254,6 +274,7 @@ def _measured_loss(
         ) from err
 
 
+@explains_bad_calls()
 def check_training(train_attention_gru: Callable, train, valid) -> None:
     """Check ``train_attention_gru(train_set, valid_set) -> Trainer`` on the exercise's data.
 
@@ -314,6 +335,9 @@ def check_training(train_attention_gru: Callable, train, valid) -> None:
     print(f"✓ {name}: 15 epochs; the validation loss is in the recipe's range and below stay's.")
 
 
+@explains_bad_calls(
+    missing="pass the (observed, future) pair unpacked, with *: check_plot_predictions(plot_predictions, *ex_test, n)"
+)
 def check_plot_predictions(plot_predictions: Callable, observed, future, n: int) -> None:
     """Check ``plot_predictions(observed, future, predictions, n) -> fig``: one panel per
     trajectory, in metres from its last observed fix, with every predictor's points.
@@ -388,6 +412,7 @@ def _off_the_floor(value: float) -> CheckFailed | None:
     )
 
 
+@explains_bad_calls()
 def check_stay_floor(stay_ade: Callable) -> None:
     """Check ``stay_ade(n, rng) -> metres``: the ADE of *stay* on the lecture's future,
     estimated from ``n`` simulated walks (about 98.9 m; the check uses n = 200,000).
@@ -396,10 +421,18 @@ def check_stay_floor(stay_ade: Callable) -> None:
     100,000, a third generator) must differ from the first: a stored number cannot."""
     __tracebackhide__ = True
     rng = np.random.default_rng(case_seed(0))
+    before = rng.bit_generator.state
     value = _stay_value(call_student(stay_ade, "stay_ade", 200_000, rng), 200_000)
     error = _off_the_floor(value)
     if error is not None:
         raise error
+    if rng.bit_generator.state == before:
+        raise CheckFailed(
+            "stay_ade never drew from the rng it was given (its state is unchanged): a stored "
+            "number, or walks from a generator of its own, do not change with the rng, so they "
+            "estimate nothing. Simulate the n walks with the rng it is given, rng.uniform(...) "
+            "or rng.normal(...), and create no generator inside"
+        )
     if variant():
         rng = np.random.default_rng(case_seed(1))
         other = _stay_value(call_student(stay_ade, "stay_ade", 100_000, rng), 100_000)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import Tensor
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib.checks._core import (
     CheckFailed,
     boolean_mask,
@@ -56,6 +57,7 @@ def _slow_speeds(x: Tensor, start: int) -> Tensor:
     return out.flatten(-2)  # (L, Dh / 2, 2) -> (L, Dh)
 
 
+@explains_bad_calls()
 def check_rotate_pairs(rotate_pairs: Callable) -> None:
     """Check ``rotate_pairs(x, start)``: ``x`` ``(L, Dh)`` queries or keys of positions
     ``start .. start + L - 1``; rotate the pair ``(x[2i], x[2i + 1])`` of row ``l`` by the
@@ -82,8 +84,9 @@ def check_rotate_pairs(rotate_pairs: Callable) -> None:
         mistakes = [
             (
                 _backwards(x, start),
-                "the rotation goes the wrong way: a pair "
-                "(a, b) turned by +angle is (a cos - b sin, a sin + b cos)",
+                "the rotation goes the wrong way, clockwise (by -angle: the signs of the sines "
+                "are swapped): a pair (a, b) turned counterclockwise by +angle is "
+                "(a cos - b sin, a sin + b cos)",
             ),
             (
                 apply_rotary(x, start=0),
@@ -107,6 +110,7 @@ def check_rotate_pairs(rotate_pairs: Callable) -> None:
     passed(name, len(cases))
 
 
+@explains_bad_calls()
 def check_repeat_kv(repeat_kv: Callable) -> None:
     """Check ``repeat_kv(kv, num_heads)``: ``kv`` ``(B, Nkv, S, Dh)`` -> ``(B, Nh, S, Dh)``,
     key/value head ``j`` serving query heads ``j * G .. j * G + G - 1``, ``G = Nh / Nkv``."""
@@ -170,6 +174,7 @@ def _drawn(seed: int, n: int, written: list[tuple], draw: Callable) -> list[tupl
     return extra
 
 
+@explains_bad_calls()
 def check_cache_bytes(cache_bytes: Callable) -> None:
     """Check ``cache_bytes(num_layers, num_kv_heads, head_dim, bytes_per_number, tokens)``:
     the memory a key/value cache needs for ``tokens`` positions of one sequence."""
@@ -196,6 +201,7 @@ def check_cache_bytes(cache_bytes: Callable) -> None:
     passed(name, len(cases))
 
 
+@explains_bad_calls()
 def check_prefix_mask(prefix_mask: Callable) -> None:
     """Check ``prefix_mask(S, T)``: the ``(S + T, S + T)`` boolean mask (True = blocked) of a
     decoder-only model whose ``S`` source tokens see each other both ways, while the ``T``
@@ -213,6 +219,8 @@ def check_prefix_mask(prefix_mask: Callable) -> None:
         bidirectional = torch.zeros(s + t, s + t, dtype=torch.bool)
         source_sees_target = expected.clone()
         source_sees_target[:s, :] = False  # the source rows open on every column
+        source_blind = expected.clone()
+        source_blind[s:, :s] = True  # the target rows blocked from the source
         compare(
             got,
             expected,
@@ -222,6 +230,12 @@ def check_prefix_mask(prefix_mask: Callable) -> None:
                 (~expected, "the polarity is reversed: in course_lib True means BLOCKED"),
                 (causal_mask(s + t), "this is the plain causal mask: open the source block"),
                 (bidirectional, "nothing is blocked: the target must not see its future"),
+                (
+                    source_blind,
+                    "the target rows are blocked from the source (mask[S:, :S] is True): every "
+                    "target token may see the whole source, and the target tokens before it -- "
+                    "only the target's future is blocked",
+                ),
                 (
                     source_sees_target,
                     "the source rows also see the target: a source token may see only the "

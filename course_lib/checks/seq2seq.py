@@ -7,6 +7,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import shape_str
 from course_lib.checks._core import (
     ATOL,
@@ -24,7 +25,7 @@ __all__ = ["check_gru_cell", "check_decoder_inputs", "check_scheduled_decode"]
 
 
 def _gru_variants(x, h, w_ih, w_hh, b_ih, b_hh):
-    """The GRU update and three classic mistakes, as tensors."""
+    """The GRU update and four classic mistakes, as tensors."""
     gi = x @ w_ih.T + b_ih  # (B, 3H)
     gh = h @ w_hh.T + b_hh  # (B, 3H)
     i_r, i_z, i_n = gi.chunk(3, dim=-1)
@@ -37,7 +38,13 @@ def _gru_variants(x, h, w_ih, w_hh, b_ih, b_hh):
     hb = h @ w_hh.T  # the reset gate applied before the hidden bias is added
     r_no_bias = torch.tanh(i_n + r * hb.chunk(3, dim=-1)[2] + b_hh.chunk(3)[2])
     bias_outside = (1 - z) * r_no_bias + z * h
+    no_reset = (1 - z) * torch.tanh(i_n + h_n) + z * h
     return right, [
+        (
+            no_reset,
+            "the reset gate r is missing from the candidate: it scales the hidden part, "
+            "n = tanh(W_in x + b_in + r * (W_hn h + b_hn)), with r = sigmoid(x_r + h_r)",
+        ),
         (
             swapped_rz,
             "the reset and update gates look swapped: PyTorch stacks the gate "
@@ -56,6 +63,7 @@ def _gru_variants(x, h, w_ih, w_hh, b_ih, b_hh):
     ]
 
 
+@explains_bad_calls()
 def check_gru_cell(gru_cell: Callable) -> None:
     """Check ``gru_cell(x, h, weight_ih, weight_hh, bias_ih, bias_hh) -> h_new``.
 
@@ -83,6 +91,7 @@ def check_gru_cell(gru_cell: Callable) -> None:
     passed("gru_cell", len(sizes))
 
 
+@explains_bad_calls()
 def check_decoder_inputs(decoder_inputs: Callable) -> None:
     """Check ``decoder_inputs(source, target) -> inputs`` under full teacher forcing.
 
@@ -187,6 +196,7 @@ def _same_rows(x: Tensor) -> bool:
     return bool(torch.allclose(x, x[:1].expand_as(x), atol=ATOL))
 
 
+@explains_bad_calls()
 def check_scheduled_decode(decode_scheduled: Callable) -> None:
     """Check ``decode_scheduled(encoder, decoder, source, target, p, generator)``.
 

@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import shape_str
 from course_lib.checks._core import (
     CheckFailed,
@@ -89,6 +90,7 @@ def _mha_variants(query, key, value, mha, mask):
     }
 
 
+@explains_bad_calls()
 def check_multi_head_attention(multi_head_attention: Callable) -> None:
     """Check ``multi_head_attention(query, key, value, mha, key_padding_mask) -> (out, w)``.
 
@@ -156,6 +158,7 @@ def check_multi_head_attention(multi_head_attention: Callable) -> None:
     passed(name, len(cases))
 
 
+@explains_bad_calls()
 def check_encoder_layer(encoder_layer: Callable) -> None:
     """Check ``encoder_layer(x, layer, src_key_padding_mask) -> (B, T, D)``.
 
@@ -226,6 +229,17 @@ def check_encoder_layer(encoder_layer: Callable) -> None:
                 if norm_first
                 else layer.norm2(ffn(layer.norm1(sa(x))))
             )
+            # one of the two residual connections missing
+            no_ffn_residual = (
+                ffn(layer.norm2(x + sa(layer.norm1(x))))
+                if norm_first
+                else layer.norm2(ffn(layer.norm1(x + sa(x))))
+            )
+            no_sa_residual = (
+                (lambda y: y + ffn(layer.norm2(y)))(sa(layer.norm1(x)))
+                if norm_first
+                else (lambda y: layer.norm2(y + ffn(y)))(layer.norm1(sa(x)))
+            )
         order = (
             "this is the post-norm layer (add, then normalise), but layer.norm_first "
             "is True: normalise the sublayer's INPUT, x + sublayer(norm(x))"
@@ -251,6 +265,22 @@ def check_encoder_layer(encoder_layer: Callable) -> None:
                     no_residual,
                     "the residual connections are missing: add each sublayer's input to its output",
                 ),
+                (
+                    no_ffn_residual,
+                    "the residual connection around the feed-forward block is missing: add its "
+                    "input back, "
+                    + (
+                        "x + ffn(norm2(x))"
+                        if norm_first
+                        else "norm2(x + ffn(x)), ffn(x) = linear2(relu(linear1(x)))"
+                    ),
+                ),
+                (
+                    no_sa_residual,
+                    "the residual connection around the self-attention is missing: add its "
+                    "input back, "
+                    + ("x + self_attn(norm1(x))" if norm_first else "norm1(x + self_attn(x))"),
+                ),
             ],
         )
     passed(name, len(cases))
@@ -272,6 +302,7 @@ def _a_module(module_cls, name: str, *args) -> nn.Module:
     return module
 
 
+@explains_bad_calls()
 def check_learned_positions(positions_cls: Callable) -> None:
     """Check ``LearnedPositions(max_len, d_model)``: ``x * sqrt(d_model)`` plus one learned
     vector per position, ``nn.Embedding(max_len, d_model)`` stored as ``self.embedding``.
@@ -355,6 +386,7 @@ def _shift_cases() -> list[tuple[int, int]]:
     return cases
 
 
+@explains_bad_calls()
 def check_shift_matrix(shift_matrix: Callable) -> None:
     """Check ``shift_matrix(k, d_model)``: the ``(D, D)`` block-diagonal matrix ``M_k`` with
     ``PE(pos + k) = M_k PE(pos)`` for the library's sinusoidal code as a column vector (sine

@@ -11,6 +11,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import shape_str
 from course_lib.checks._core import (
     ATOL,
@@ -49,6 +50,7 @@ __all__ = [
 ]
 
 
+@explains_bad_calls()
 def check_token_positions(fn: Callable) -> None:
     """Check ``token_positions(sentence, vocab, d_model) -> (ids, pe)``.
 
@@ -110,6 +112,13 @@ def check_token_positions(fn: Callable) -> None:
                     _positions(s, d, start=1),
                     "the positions are counted from 1: the first token is at "
                     "position 0, so the first row is [0, 1, 0, 1, ...]",
+                ),
+                (
+                    # rows picked by token id: the same rows from any table this long or longer
+                    sinusoidal_encoding(int(ids.max()) + 1, d)[ids],
+                    "each token got the row of its token id (a table indexed by ids): pe "
+                    "encodes POSITIONS, row k for the token at position k = 0 .. S - 1 whatever "
+                    "the token is -- sinusoidal_encoding(len(ids), d_model), not indexed by ids",
                 ),
                 (
                     _positions(s, d, exponent=1),
@@ -178,6 +187,7 @@ def _size(vocab, name: str) -> int:
         ) from err
 
 
+@explains_bad_calls()
 def check_chapter_vocabulary(fn: Callable) -> None:
     """Check ``chapter_vocabulary() -> Vocab``: the chapter's French vocabulary, built from the
     French side of the training split of ``split_pairs(load_pairs(), seed=0)``.
@@ -246,6 +256,7 @@ def _shown(value: object) -> str:
     return describe(value)
 
 
+@explains_bad_calls()
 def check_attention_shapes(fn: Callable) -> None:
     """Check ``attention_shapes(B, Lq, Lk, D, H) -> (output, averaged, per_head)``: the shapes
     a multi-head attention layer of width ``D`` with ``H`` heads returns for queries
@@ -336,6 +347,7 @@ def check_attention_shapes(fn: Callable) -> None:
     passed(name, len(cases))
 
 
+@explains_bad_calls()
 def check_decoder_self_attention_mask(mask_fn: Callable) -> None:
     """Check ``decoder_self_attention_mask(tgt_in) -> (B, T, T)`` boolean, True = blocked.
 

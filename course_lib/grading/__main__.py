@@ -130,8 +130,55 @@ def _zip_name(path: Path) -> str:
     return f"{stem}.zip"
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a value given to a flag (``--all-cells 1``, ``--all-cells=1``) named
+    as such: argparse itself says "unrecognized arguments: 1", or "ignored explicit
+    argument", without saying which option takes no value."""
+
+    def parse_args(self, args=None, namespace=None):
+        argv = list(sys.argv[1:] if args is None else args)
+        parsed, extra = self.parse_known_args(argv, namespace)
+        if extra:
+            flags = self._flags()
+            for before, value in zip(argv, argv[1:], strict=False):
+                if before in flags and value in extra and not value.startswith("--"):
+                    self.error(_flag_message(before, value))
+            self.error(f"unrecognized arguments: {' '.join(extra)}")
+        return parsed
+
+    def error(self, message: str):
+        found = re.match(r"argument (\S+): ignored explicit argument '(.*)'", message)
+        if found:
+            flag = found.group(1).split("/")[-1]
+            message = _flag_message(flag, found.group(2), "=")
+        super().error(message)
+
+    def _flags(self) -> set[str]:
+        """The options that take no value (``store_true`` and the like)."""
+        return {
+            option
+            for action in self._actions
+            if action.nargs == 0 and action.option_strings
+            for option in action.option_strings
+        }
+
+
+#: The make variable of a flag (``make grade ALL_CELLS=1``), for the message.
+_MAKE_VARIABLES = {"--all-cells": "ALL_CELLS"}
+
+
+def _flag_message(flag: str, value: str, given: str = " ") -> str:
+    """``--all-cells 1`` (``given`` ``"="`` for ``--all-cells=1``): the flag takes no value."""
+    variable = _MAKE_VARIABLES.get(flag)
+    make = f" (with make, {variable}=1 gives {flag})" if variable else ""
+    return (
+        f"{flag}{given}{value}: {flag} is a flag and takes no value; give {flag} alone to "
+        f"switch it on, or leave it out{make}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m course_lib.grading",
         description="Grade a class's exercise notebooks with the book's self-checks.",
     )
