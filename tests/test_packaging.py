@@ -60,6 +60,29 @@ def test_the_wheel_holds_every_module(wheel):
     expected = {str(p.relative_to(ROOT).as_posix()) for p in LIBRARY.rglob("*.py")}
     missing = sorted(expected - files)
     assert not missing, f"the wheel lacks {missing}: check [tool.setuptools.packages.find]"
+    assets = {
+        str(p.relative_to(ROOT).as_posix())
+        for pattern in ("*.js", "*.css")
+        for p in (LIBRARY / "views").glob(pattern)
+    }
+    assert assets and not assets - files, "the views' assets: [tool.setuptools.package-data]"
+
+
+def test_a_view_builds_from_the_installed_wheel(wheel, tmp_path):
+    target = tmp_path / "site"
+    pip("install", "--no-deps", "--target", str(target), str(wheel), cwd=tmp_path)
+    site_packages = sysconfig.get_paths()["purelib"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), site_packages])}
+    script = (
+        "import torch\n"
+        "from course_lib.views import attention_view\n"
+        "view = attention_view(torch.eye(2), ['a', 'b'])\n"
+        "assert 'boot(start)' in view.html and '.clv{' in view.html\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-S", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
 
 
 def test_every_module_imports_from_the_installed_wheel(wheel, tmp_path):

@@ -1,0 +1,12 @@
+"""Interactive views of the book's own models: self-contained HTML that works offline.
+
+Each function returns an :class:`HtmlView`, one HTML fragment with its data, SVG and plain
+JavaScript inline (no CDN, no network, no widgets, no kernel after execution), shown by the
+book's pages, Jupyter, JupyterLab and Colab, and saved to a page that opens from disk.
+"""
+
+from course_lib.views._html import BUDGET_BYTES, HtmlView
+from course_lib.views.attention import attention_view
+from course_lib.views.masks import mask_view
+
+__all__ = ["HtmlView", "BUDGET_BYTES", "attention_view", "mask_view"]

@@ -1,0 +1,221 @@
+"""An interactive view of attention weights: which keys each query looks at, per layer and
+head, for one sentence or several.
+
+    attention_view(weights, queries, keys)           # one sentence
+    attention_view([w1, w2], [q1, q2], [k1, k2])     # several: a picker chooses
+
+Hover over a query token (or tab to it) and its row of the grid is outlined, its weights are
+drawn as lines to the keys (thicker = more weight) and read out, rounded to two decimals.
+Pickers switch the layer, the head (or the mean of the heads) and the sentence.
+"""
+
+from __future__ import annotations
+
+import base64
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from course_lib._validate import type_name
+from course_lib.views._html import BUDGET_BYTES, HtmlView, build_view
+
+__all__ = ["attention_view", "quantize"]
+
+#: Weights travel as bytes: round(SCALE * w), shown as that over SCALE (two decimals).
+SCALE = 100
+
+
+def quantize(weights: np.ndarray) -> np.ndarray:
+    """``round(100 * w)`` as bytes: what a view embeds for weights in [0, 1]."""
+    return np.rint(np.clip(weights, 0.0, 1.0) * SCALE).astype(np.uint8)
+
+
+def _tokens(tokens: object, name: str) -> list[str]:
+    if isinstance(tokens, str):
+        raise TypeError(
+            f"{name} must be a list of tokens, got the string {tokens[:40]!r}: pass "
+            f"{name}={tokens[:20]!r}.split() (one token per row or column of the weights)"
+        )
+    if isinstance(tokens, torch.Tensor) or not isinstance(tokens, Sequence):
+        raise TypeError(
+            f"{name} must be a list of tokens (strings), got {type_name(tokens)}: turn ids "
+            f"into words first, e.g. vocab.words[i] for each id"
+        )
+    words = list(tokens)
+    if not words:
+        raise ValueError(f"{name} is empty: give one token per row or column of the weights")
+    return [str(word) for word in words]
+
+
+def _as_array(weights: object, where: str) -> np.ndarray:
+    if isinstance(weights, torch.Tensor):
+        weights = weights.detach().to("cpu", torch.float64).numpy()
+    try:
+        array = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise TypeError(
+            f"{where} must be numbers (a tensor or an array), got {type_name(weights)}"
+        ) from err
+    return array
+
+
+def _layers_heads(weights: object, where: str, n_queries: int, n_keys: int) -> np.ndarray:
+    """``weights`` of one sentence as ``(L, H, T, S)`` floats, checked."""
+    array = _as_array(weights, where)
+    if array.ndim not in (2, 3, 4):
+        raise ValueError(
+            f"{where} must be (T, S), (num_heads, T, S) or (num_layers, num_heads, T, S) for "
+            f"one sentence, got shape {tuple(array.shape)}; for a batch, pass one sentence's "
+            "weights, weights[i], or a list of them with a list of token lists"
+        )
+    array = array.reshape((1,) * (4 - array.ndim) + array.shape)  # -> (L, H, T, S)
+    if array.shape[-2:] != (n_queries, n_keys):
+        swapped = array.shape[-2:] == (n_keys, n_queries) and n_keys != n_queries
+        hint = (
+            " -- queries and keys swapped? Rows are queries, columns keys"
+            if swapped
+            else ": a sentence's weights must be cut to its own tokens (no padding columns)"
+        )
+        raise ValueError(
+            f"{where} has shape {tuple(array.shape[-2:])} (T, S) in its last two axes, but "
+            f"there are {n_queries} query tokens and {n_keys} key tokens{hint}"
+        )
+    if not np.isfinite(array).all():
+        raise ValueError(f"{where} holds NaN or inf: attention weights are probabilities")
+    low, high = float(array.min()), float(array.max())
+    if low < -1e-4 or high > 1 + 1e-4:
+        raise ValueError(
+            f"{where} holds values in [{low:.3g}, {high:.3g}], outside [0, 1]: pass the "
+            "attention weights (after the softmax), not the scores"
+        )
+    return array
+
+
+def attention_view(
+    weights,
+    queries,
+    keys=None,
+    *,
+    title: str | None = None,
+    captions=None,
+    labels=None,
+    layer_names=None,
+) -> HtmlView:
+    """An interactive grid-and-lines view of attention weights.
+
+    Args:
+        weights: one sentence's weights, ``(T, S)``, ``(num_heads, T, S)`` or
+            ``(num_layers, num_heads, T, S)`` (a tensor or an array, each row a query's
+            weights over the keys); or a list of such, one per sentence, when ``queries``
+            is a list of token lists. Every sentence has the same numbers of layers and heads.
+        queries: the ``T`` query tokens (strings), or one list per sentence.
+        keys: the ``S`` key tokens; by default the queries (self-attention).
+        title: a line above the view.
+        captions: one text per sentence shown under the pickers (the model's translation
+            and the reference, say); a string for one sentence.
+        labels: the sentence picker's entries; by default the first words of the queries.
+        layer_names: the layer picker's entries; by default ``layer 1``, ``layer 2``, ...
+
+    Returns:
+        An :class:`~course_lib.views.HtmlView`: Jupyter and the book show it; ``.save(path)``
+        writes a page that opens from disk. The weights are embedded rounded to two decimals
+        (``round(100 w) / 100``); the mean of the heads is the mean of those.
+
+    Raises:
+        TypeError: tokens given as one string or as ids; weights that are not numbers.
+        ValueError: weights whose last two axes do not match the tokens, values outside
+            [0, 1] (scores instead of weights), sentences with different numbers of layers
+            or heads, or lists of different lengths.
+    """
+    several = (
+        isinstance(queries, Sequence)
+        and not isinstance(queries, str)
+        and len(queries) > 0
+        and all(isinstance(q, Sequence) and not isinstance(q, str) for q in queries)
+    )
+    if several:
+        n = len(queries)
+        if isinstance(weights, (torch.Tensor, np.ndarray)) or not isinstance(weights, Sequence):
+            raise TypeError(
+                f"queries holds {n} sentences, so weights must be a list of {n} arrays, one "
+                f"per sentence (each cut to its own tokens), got {type_name(weights)}"
+            )
+        keys = queries if keys is None else keys
+        for name, value in (("weights", weights), ("keys", keys)):
+            if len(value) != n:
+                raise ValueError(
+                    f"{name} has {len(value)} entries but queries has {n} sentences: give one "
+                    "per sentence"
+                )
+        query_lists = [_tokens(q, f"queries[{i}]") for i, q in enumerate(queries)]
+        key_lists = [_tokens(k, f"keys[{i}]") for i, k in enumerate(keys)]
+        arrays = [
+            _layers_heads(w, f"weights[{i}]", len(q), len(k))
+            for i, (w, q, k) in enumerate(zip(weights, query_lists, key_lists, strict=True))
+        ]
+    else:
+        query_lists = [_tokens(queries, "queries")]
+        key_lists = [query_lists[0] if keys is None else _tokens(keys, "keys")]
+        arrays = [_layers_heads(weights, "weights", len(query_lists[0]), len(key_lists[0]))]
+        n = 1
+    shapes = {a.shape[:2] for a in arrays}
+    if len(shapes) > 1:
+        raise ValueError(
+            f"every sentence needs the same (num_layers, num_heads), got {sorted(shapes)}"
+        )
+    n_layers, n_heads = arrays[0].shape[:2]
+    captions = _texts(captions, n, "captions", default="")
+    labels = _texts(labels, n, "labels", default=None)
+    labels = [
+        label if label is not None else f"{i + 1}: {' '.join(q)[:40]}"
+        for i, (label, q) in enumerate(zip(labels, query_lists, strict=True))
+    ]
+    if layer_names is None:
+        layer_names = [f"layer {i + 1}" for i in range(n_layers)]
+    layer_names = _texts(layer_names, n_layers, "layer_names", default="")
+    items = [
+        {
+            "label": label,
+            "caption": caption,
+            "queries": q,
+            "keys": k,
+            "w": base64.b64encode(quantize(a).tobytes()).decode("ascii"),
+        }
+        for label, caption, q, k, a in zip(
+            labels, captions, query_lists, key_lists, arrays, strict=True
+        )
+    ]
+    data = {
+        "title": title or "",
+        "items": items,
+        "layers": layer_names,
+        "heads": int(n_heads),
+        "layer": 0,
+        "head": -1 if n_heads > 1 else 0,
+    }
+    label = title or "Attention weights, queries by keys"
+    view = build_view("attention", data, "attention.js", label)
+    if view.nbytes > BUDGET_BYTES:
+        warnings.warn(
+            f"this attention view is {view.nbytes:,} bytes, over the {BUDGET_BYTES:,} a page "
+            "should carry per view: show fewer sentences or shorter ones",
+            UserWarning,
+            stacklevel=2,
+        )
+    return view
+
+
+def _texts(values, n: int, name: str, default) -> list:
+    """``n`` strings (or ``default`` each when ``values`` is None); one string for n = 1."""
+    if values is None:
+        return [default] * n
+    if isinstance(values, str):
+        if n == 1:
+            return [values]
+        raise TypeError(f"{name} must be a list of {n} strings (one per entry), got one string")
+    values = list(values)
+    if len(values) != n:
+        raise ValueError(f"{name} has {len(values)} entries, expected {n} (one per entry)")
+    return [str(v) for v in values]

@@ -1,0 +1,150 @@
+"""The interactive views' HTML fragments (course_lib.views): self-contained, deterministic,
+faithful to the data, and clear about bad input. The browser side: test_views_browser.py."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+
+import numpy as np
+import pytest
+import torch
+
+from course_lib.masking import causal_mask, sliding_window_mask
+from course_lib.views import BUDGET_BYTES, HtmlView, attention_view, mask_view
+from course_lib.views.attention import quantize
+
+TOKENS = "le chat est noir".split()
+KEYS = "the cat is black .".split()
+
+
+def weights(*shape, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.softmax(torch.randn(*shape, generator=g), dim=-1)
+
+
+def data_of(view: HtmlView) -> dict:
+    found = re.search(r'<script type="application/json" class="clv-data">(.*?)</script>', view.html)
+    return json.loads(found.group(1).replace("<\\/", "</"))
+
+
+def embedded(item: dict, shape) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(item["w"]), dtype=np.uint8).reshape(shape)
+
+
+@pytest.fixture
+def views():
+    return [
+        attention_view(weights(2, 3, 4, 5), TOKENS, KEYS, title="Cross-attention"),
+        attention_view([weights(4, 4), weights(3, 3, seed=1)], [TOKENS, TOKENS[:3]]),
+        mask_view({"causal": causal_mask(4), "window": {2: sliding_window_mask(4, 2)}}, TOKENS),
+    ]
+
+
+def test_self_contained_no_url_no_external_script(views):
+    for view in views:
+        text = view.html
+        assert not re.search(r"https?:", text), "a URL would be a network request"
+        assert not re.search(r"\ssrc\s*=", text) and "<link" not in text
+        for banned in ("require(", "requirejs", "ipywidgets", "import(", "fetch(", "XMLHttp"):
+            assert banned not in text
+        assert text.startswith('<div class="clv') and text.endswith("</div>")
+        assert view._repr_html_() == text and view.nbytes == len(text.encode())
+        assert view.nbytes < BUDGET_BYTES
+
+
+def test_the_embedded_weights_are_the_weights_rounded_to_two_decimals():
+    w = weights(2, 3, 4, 5)
+    item = data_of(attention_view(w, TOKENS, KEYS))["items"][0]
+    got = embedded(item, (2, 3, 4, 5)) / 100
+    np.testing.assert_allclose(got, w.numpy(), atol=0.005 + 1e-9)
+    np.testing.assert_array_equal(got, np.round(w.numpy().astype(np.float64) * 100) / 100)
+    assert item["queries"] == TOKENS and item["keys"] == KEYS
+
+
+def test_every_shape_of_one_sentence_becomes_layers_and_heads():
+    for shape, (n_layers, n_heads) in [
+        ((4, 4), (1, 1)),
+        ((3, 4, 4), (1, 3)),
+        ((2, 3, 4, 4), (2, 3)),
+    ]:
+        data = data_of(attention_view(weights(*shape), TOKENS))
+        assert len(data["layers"]) == n_layers and data["heads"] == n_heads
+        assert data["head"] == (-1 if n_heads > 1 else 0)  # the mean of heads first
+        assert data["items"][0]["keys"] == TOKENS  # self-attention by default
+
+
+def test_identical_input_gives_identical_bytes_and_ids_follow_the_data():
+    a = attention_view(weights(3, 4, 5), TOKENS, KEYS)
+    b = attention_view(weights(3, 4, 5).clone(), list(TOKENS), list(KEYS))
+    c = attention_view(weights(3, 4, 5, seed=1), TOKENS, KEYS)
+    assert a.html == b.html
+    ids = [re.search(r'id="(clv-[0-9a-f]{12})"', v.html).group(1) for v in (a, c)]
+    assert ids[0] != ids[1]
+
+
+def test_several_sentences_each_with_their_tokens_and_captions():
+    w = [weights(2, 4, 5), weights(2, 3, 2, seed=1)]
+    data = data_of(attention_view(w, [TOKENS, TOKENS[:3]], [KEYS, KEYS[:2]], captions=["a", "b"]))
+    assert [i["caption"] for i in data["items"]] == ["a", "b"]
+    assert data["items"][1]["label"] == "2: le chat est"
+    np.testing.assert_array_equal(
+        embedded(data["items"][1], (1, 2, 3, 2)), quantize(w[1].numpy()[None])
+    )
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "words"),
+    [
+        (
+            lambda: attention_view(weights(5, 4), TOKENS, KEYS),
+            ValueError,
+            r"swapped\? Rows are queries",
+        ),
+        (
+            lambda: attention_view(weights(4, 6), TOKENS, KEYS),
+            ValueError,
+            r"\(4, 6\).*5 key tokens",
+        ),
+        (lambda: attention_view(weights(4, 4), "le chat est noir"), TypeError, r"\.split\(\)"),
+        (lambda: attention_view(torch.randn(4, 4) * 3, TOKENS), ValueError, "not the scores"),
+        (lambda: attention_view(weights(2, 2, 3, 4, 4), TOKENS), ValueError, r"weights\[i\]"),
+        (lambda: attention_view(weights(4, 4), torch.arange(4)), TypeError, "vocab.words"),
+        (
+            lambda: attention_view([weights(2, 4, 4), weights(3, 3, 3)], [TOKENS, TOKENS[:3]]),
+            ValueError,
+            r"same \(num_layers, num_heads\)",
+        ),
+        (lambda: attention_view(weights(2, 4, 4), [TOKENS, TOKENS]), TypeError, "list of 2 arrays"),
+        (lambda: attention_view([weights(4, 4)], [TOKENS, TOKENS]), ValueError, "2 sentences"),
+        (lambda: mask_view(causal_mask(4)), TypeError, r"dict \{name: \(T, T\) mask\}"),
+        (lambda: mask_view({"c": causal_mask(4).float()}), TypeError, "boolean mask"),
+        (lambda: mask_view({"c": causal_mask(5)}, TOKENS), ValueError, r"T = 4"),
+    ],
+)
+def test_bad_input_is_named(call, error, words):
+    with pytest.raises(error, match=words):
+        call()
+
+
+def test_mask_bits_follow_the_library_polarity():
+    data = data_of(mask_view({"window": {w: sliding_window_mask(4, w) for w in (1, 2, 3)}}))
+    family = data["families"][0]
+    assert family["values"] == ["1", "2", "3"] and data["tokens"] == ["0", "1", "2", "3"]
+    bits = np.array([int(b) for b in family["masks"][1]]).reshape(4, 4).astype(bool)
+    np.testing.assert_array_equal(bits, sliding_window_mask(4, 2).numpy())
+
+
+def test_an_oversized_view_warns():
+    long = [f"w{i}" for i in range(40)]
+    with pytest.warns(UserWarning, match="over the 150,000"):
+        attention_view([weights(4, 8, 40, 40, seed=i) for i in range(4)], [long] * 4)
+
+
+def test_save_writes_a_page_that_opens_from_disk(tmp_path):
+    view = attention_view(weights(4, 4), TOKENS)
+    page = view.save(tmp_path / "view.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and view.html in page
+    with pytest.raises(ValueError, match=r"end in \.html"):
+        view.save(tmp_path / "view.txt")

@@ -1,0 +1,180 @@
+"""The interactive views in a real browser: headless Chromium (Debian's ``chromium``) driven
+by Playwright's Python package pointed at that executable (no browser is downloaded).
+
+A bare page saved from disk: focus a query token and read the highlighted weights back,
+switch head, layer and sentence, drive a mask view's slider; and no network request at all.
+The book's built pages: ``COURSE_BUILT_BOOK=_build/html`` (``make test`` sets it after the
+book build) loads every chapter page that carries a view, in light and dark theme.
+
+Skipped, with the reason, where Chromium or Playwright is missing; ``COURSE_REQUIRE_BROWSER=1``
+(CI sets it) turns that skip into a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from course_lib.masking import sliding_window_mask
+from course_lib.views import attention_view, mask_view
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _missing(reason: str):
+    if os.environ.get("COURSE_REQUIRE_BROWSER"):
+        pytest.fail(f"COURSE_REQUIRE_BROWSER is set but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("Playwright's Python package is not installed (pip install -r requirements.txt)")
+    if CHROMIUM is None:
+        _missing("no Chromium on this machine (Debian: apt-get install chromium)")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+        )
+        yield browser
+        browser.close()
+
+
+class Page:
+    """A page with every request and script error recorded."""
+
+    def __init__(self, browser, url: str, width: int = 1000):
+        self.page = browser.new_page(viewport={"width": width, "height": 800})
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.goto(url)
+
+    def network(self) -> list[str]:
+        """Requests that leave the machine (anything but file: and data: URLs)."""
+        return [u for u in self.requests if not u.startswith(("file:", "data:", "about:"))]
+
+
+def _weights(*shape, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.softmax(torch.randn(*shape, generator=g), dim=-1)
+
+
+SOURCES = [["le", "chat", "est", "noir"], ["il", "dort", "."]]
+TARGETS = [["the", "cat", "is", "black", "."], ["he", "sleeps"]]
+
+
+def _row(page, t: int) -> list[str]:
+    cells = page.locator(f'.clv-grid rect.clv-cell[data-q="{t}"]')
+    return [cells.nth(i).get_attribute("data-w") for i in range(cells.count())]
+
+
+def _expected(w: torch.Tensor, layer: int, head: int | None, t: int) -> list[str]:
+    q = np.rint(w.numpy().astype(np.float64) * 100)  # what the view embeds
+    row = q[layer, :, t].mean(axis=0) if head is None else q[layer, head, t]
+    return [f"{v / 100:.2f}" for v in row]
+
+
+def test_attention_view_focus_heads_layers_sentences_offline(browser, tmp_path):
+    w = [_weights(2, 3, 4, 5), _weights(2, 3, 3, 2, seed=1)]
+    path = attention_view(w, SOURCES, TARGETS, title="Cross-attention").save(tmp_path / "v.html")
+    view = Page(browser, path.as_uri())
+    p = view.page
+    assert p.locator(".clv").get_attribute("data-clv-ready") == "1"
+    assert not p.locator(".clv-fallback").is_visible()
+
+    p.locator('.clv-grid .clv-token[data-q="2"]').focus()  # keyboard focus, as by Tab
+    assert p.locator(".clv-grid rect.clv-row").get_attribute("data-q") == "2"
+    assert _row(p, 2) == _expected(w[0], 0, None, 2)  # mean of heads, layer 1
+    readout = p.locator(".clv-readout").text_content()
+    assert readout.startswith("est") and "black " + _expected(w[0], 0, None, 2)[3] in readout
+    links = p.locator('.clv-lines line.clv-link[data-q="2"]')
+    assert links.count() == 5 and p.locator(".clv-lines line.clv-link").count() == 5
+
+    p.keyboard.press("ArrowDown")  # the next query, still from the keyboard
+    assert p.locator(".clv-grid rect.clv-row").get_attribute("data-q") == "3"
+    assert p.evaluate("document.activeElement.getAttribute('data-q')") == "3"
+
+    p.get_by_label("Head").select_option(label="head 2")
+    assert _row(p, 3) == _expected(w[0], 0, 1, 3)
+    p.get_by_label("Layer").select_option(label="layer 2")
+    assert _row(p, 3) == _expected(w[0], 1, 1, 3)
+    p.get_by_label("Sentence").select_option(index=1)
+    p.locator('.clv-grid .clv-token[data-q="1"]').hover()
+    assert _row(p, 1) == _expected(w[1], 1, 1, 1)
+    assert p.locator(".clv-grid .clv-token").count() == 3
+
+    assert view.errors == []
+    assert view.network() == [], "the view must not touch the network"
+    assert view.requests == [path.as_uri()]  # not even a local file besides the page
+
+
+def test_mask_view_click_and_slider(browser, tmp_path):
+    T = 6
+    masks = {"sliding window": {w: sliding_window_mask(T, w) for w in range(1, T + 1)}}
+    path = mask_view(masks, [f"t{i}" for i in range(T)]).save(tmp_path / "m.html")
+    view = Page(browser, path.as_uri())
+    p = view.page
+    p.locator('.clv-token[data-q="4"]').click()
+    assert "may see 1 of 6: t4" in p.locator(".clv-readout").text_content()
+    p.get_by_label("window").fill("2")  # the slider's third value: width 3
+    p.get_by_label("window").dispatch_event("input")
+    p.locator('.clv-token[data-q="4"]').click()
+    blocked = [
+        p.locator(f'rect[data-q="4"][data-k="{s}"]').get_attribute("data-blocked") == "1"
+        for s in range(T)
+    ]
+    assert blocked == sliding_window_mask(T, 3)[4].tolist()
+    assert "may see 3 of 6: t2 t3 t4" in p.locator(".clv-readout").text_content()
+    assert view.errors == [] and view.network() == []
+
+
+def test_two_identical_views_on_one_page_both_run(browser, tmp_path):
+    view = attention_view(_weights(4, 4), SOURCES[0])
+    page = view.page().replace(view.html, view.html + "\n" + view.html)
+    (tmp_path / "two.html").write_text(page, encoding="utf-8")
+    p = Page(browser, (tmp_path / "two.html").as_uri()).page
+    assert p.locator('.clv[data-clv-ready="1"]').count() == 2
+
+
+def test_no_overflow_at_a_phones_width(browser, tmp_path):
+    w = _weights(2, 3, 4, 5)
+    path = attention_view(w, SOURCES[0], TARGETS[0]).save(tmp_path / "v.html")
+    p = Page(browser, path.as_uri(), width=360).page
+    assert p.evaluate("document.documentElement.scrollWidth") <= 360
+
+
+BUILT = os.environ.get("COURSE_BUILT_BOOK")
+
+
+@pytest.mark.skipif(
+    not BUILT, reason="COURSE_BUILT_BOOK is not set (make test sets it after the book build)"
+)
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_built_pages_views_run_offline(browser, theme):
+    pages = sorted(
+        p
+        for p in Path(BUILT, "chapters").glob("*.html")
+        if 'class="clv ' in p.read_text(encoding="utf-8")
+    )
+    assert pages, f"no chapter page under {BUILT} carries an interactive view"
+    for page in pages:
+        view = Page(browser, page.resolve().as_uri())
+        p = view.page
+        p.evaluate(f"document.documentElement.dataset.theme = '{theme}'")
+        roots = p.locator(".clv")
+        assert roots.count() == p.locator('.clv[data-clv-ready="1"]').count() > 0, page.name
+        token = p.locator(".clv .clv-token").first
+        token.focus()
+        assert p.locator(".clv-readout").first.text_content().strip(), page.name
+        assert view.errors == [], (page.name, view.errors)
+        assert view.network() == [], (page.name, view.network())
