@@ -13,25 +13,45 @@ itself, before the body ran) is the error rewritten in the course's words::
     @explains_bad_calls(is_causal="course_lib writes attn_mask=causal_mask(T) (True = blocked)")
     def forward(self, query, key, value, *, attn_mask=None): ...
 
-A ``TypeError`` raised inside the body passes through untouched. Keywords listed give their
-hint; any other unknown keyword gets the names the callable accepts (with the closest one);
-too many positional arguments get the signature and which arguments are keyword-only; missing
-ones get the signature. ``positional=`` and ``missing=`` add a hint of the callable's own to
-those two. :func:`explain_config` does the same for a dataclass's generated ``__init__``.
+A ``TypeError`` raised inside the body passes through untouched (except that a listed keyword
+which a ``**kwargs`` parameter took and the body refused by name gets its hint). Keywords
+listed give their hint; any other unknown keyword gets the names the callable accepts (with
+the closest one); too many positional arguments get the signature and which arguments are
+keyword-only; missing ones get the signature. ``positional=`` and ``missing=`` add a hint of
+the callable's own to those two.
+
+:func:`explains_class` gives a whole class this treatment: its constructor (``__init__``, a
+dataclass's generated one, a named tuple's ``__new__``), ``forward``, ``__call__`` and public
+methods, and a failed attribute lookup of a public name: a known foreign name (``alphas``,
+``generate``) gets its hint, any other "X has no 'name'; did you mean 'close'?" -- computed
+only when the message is read, so ``hasattr`` probes stay cheap. :func:`explain_config` does
+the same for a dataclass config, with hints for its constructor's keywords. Every public
+callable of the library is covered (``tests/test_foreign_names.py`` walks the modules'
+``__all__`` and fails on one that is not).
 """
 
 from __future__ import annotations
 
+import builtins
 import difflib
 import functools
 import inspect
+import types
 from collections.abc import Callable
 from typing import TypeVar
 
 F = TypeVar("F", bound=Callable)
 C = TypeVar("C", bound=type)
 
-__all__ = ["explain_config", "explains_bad_calls"]
+__all__ = ["explain_config", "explains_bad_calls", "explains_class"]
+
+#: Set on every wrapper :func:`explains_bad_calls` returns (and copied by ``functools.wraps``
+#: onto decorators above it): the class decorators leave such a callable alone, and the
+#: conventions test finds the uncovered ones by its absence.
+MARK = "_explains_bad_calls"
+
+#: The names of a method's first parameter: the object or class it was called on.
+_BOUND = ("self", "cls", "_cls")
 
 
 def explains_bad_calls(
@@ -46,23 +66,73 @@ def explains_bad_calls(
     """
 
     def decorate(fn: F) -> F:
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            try:
-                return fn(*args, **kwargs)
-            except TypeError as err:
-                message = explain_call(fn, args, kwargs, hints, positional, missing)
-                if message is None:
-                    raise
-                raise TypeError(message) from err
-
+        # A plain function without a closure (its state lives in its own globals), so that,
+        # like the function it wraps, it can have its __code__ replaced and put back: the
+        # grader's worker restores library functions a submission rewrote that way.
+        state = {
+            "__builtins__": builtins,
+            "__name__": fn.__module__,
+            "_fn": fn,
+            "_why": (hints, positional, missing),
+            "_explain": _explain,
+        }
+        wrapper = types.FunctionType(_call.__code__, state, fn.__name__)
+        functools.update_wrapper(wrapper, fn)
+        setattr(wrapper, MARK, True)
         return wrapper  # type: ignore[return-value]
 
     return decorate
 
 
+def _call(*args, **kwargs):  # the code of every wrapper; _fn, _why, _explain: its globals
+    try:
+        return _fn(*args, **kwargs)  # noqa: F821
+    except TypeError as err:
+        message = _explain(_fn, args, kwargs, *_why, err)  # noqa: F821
+        if message is None:
+            raise
+        raise TypeError(message) from err
+
+
+def _explain(fn, args, kwargs, hints, positional, missing, err) -> str | None:
+    return explain_call(fn, args, kwargs, hints, positional, missing, err)
+
+
+def explains_class(cls: C | None = None, /, **attribute_hints: str):
+    """Class decorator: every call of the class's own callables that does not bind, and every
+    failed lookup of a public attribute, says how to write it in course_lib's words.
+
+    Wraps with :func:`explains_bad_calls` the constructor the class defines (``__init__``,
+    a dataclass's generated one -- so apply it above ``@dataclass`` --, a named tuple's
+    ``__new__``), ``__call__`` and every public method, classmethod and staticmethod in its
+    body that is not wrapped already (decorate a method yourself to give it hints). Bare or
+    with hints for attributes another library's class has::
+
+        @explains_class(alphas="course_lib's Attention returns its weights: ...")
+        class Attention(nn.Module): ...
+
+    Reading an attribute that does not exist then raises an ``AttributeError`` that gives
+    the hint for a listed name (listed on this class or a decorated base), and for any other
+    public name (not starting with ``_``) "Attention has no 'name'; did you mean 'close'?",
+    computed only when the message is read (:class:`MissingAttributeError`). Only a failed
+    lookup reaches it: Python calls ``__getattr__`` after the normal lookup fails. An
+    ``nn.Module``'s parameters, buffers and submodules, which its own ``__getattr__`` finds,
+    are found first, the same way and as fast. Private names (``__deepcopy__``,
+    ``_parameters``) keep the inherited lookup and Python's error, so ``hasattr`` probes by
+    ``copy``, ``pickle`` and ``torch`` answer as before.
+    """
+
+    def decorate(c: C) -> C:
+        _wrap_callables(c)
+        _answer_attributes(c, attribute_hints)
+        return c
+
+    return decorate if cls is None else decorate(cls)
+
+
 def explain_config(cls: C | None = None, /, **hints: str):
-    """Give a dataclass's ``__init__`` the clear errors of :func:`explains_bad_calls`.
+    """:func:`explains_class` for a dataclass config, with ``hints`` for its constructor's
+    keywords (those of :func:`explains_bad_calls`).
 
     Apply it above ``@dataclass`` (it needs the generated ``__init__``), bare or with
     hints::
@@ -73,10 +143,40 @@ def explain_config(cls: C | None = None, /, **hints: str):
     """
 
     def decorate(c: C) -> C:
-        c.__init__ = explains_bad_calls(**hints)(c.__init__)
-        return c
+        init = vars(c).get("__init__")
+        if init is not None and not getattr(init, MARK, False):
+            c.__init__ = explains_bad_calls(**hints)(init)
+        return explains_class(c)
 
     return decorate if cls is None else decorate(cls)
+
+
+def covers_calls(member: object) -> bool:
+    """Whether ``member`` (a function, or a ``staticmethod``/``classmethod``) answers a
+    call that does not bind in the course's words."""
+    fn = getattr(member, "__func__", member)
+    return bool(getattr(fn, MARK, False))
+
+
+def _wrap_callables(c: type) -> None:
+    is_namedtuple = issubclass(c, tuple) and hasattr(c, "_fields")
+    for name, member in list(vars(c).items()):
+        if not (
+            name in ("__init__", "__call__")
+            or (name == "__new__" and is_namedtuple)
+            or not name.startswith("_")
+        ):
+            continue
+        if isinstance(member, (staticmethod, classmethod)):
+            fn, rewrap = member.__func__, type(member)
+        elif inspect.isfunction(member):
+            fn, rewrap = member, None
+        else:  # a property, a constant, a nested class
+            continue
+        if getattr(fn, MARK, False):
+            continue  # wrapped with hints of its own
+        wrapped = explains_bad_calls()(fn)
+        setattr(c, name, rewrap(wrapped) if rewrap else wrapped)
 
 
 def explain_call(
@@ -86,9 +186,12 @@ def explain_call(
     hints: dict[str, str],
     positional: str | None = None,
     missing: str | None = None,
+    error: BaseException | None = None,
 ) -> str | None:
     """The course's message for a call of ``fn`` that cannot bind, or ``None`` when the
-    arguments bind (the ``TypeError`` then came from inside the body: leave it alone)."""
+    arguments bind (the ``TypeError`` then came from inside the body: leave it alone --
+    unless a ``**kwargs`` parameter took a keyword listed in ``hints`` and the body's
+    ``error`` names it, which gets the hint)."""
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
@@ -98,33 +201,48 @@ def explain_call(
     except TypeError as refusal:
         reason = str(refusal)
     else:
-        return None
+        return _refused_by_the_body(fn, sig, args, kwargs, hints, error)
     name = _call_name(fn, sig, args)
     shown = _shown_signature(sig)
     params = sig.parameters
     takes_kwargs = any(p.kind is p.VAR_KEYWORD for p in params.values())
     unknown = [k for k in kwargs if k not in params and not takes_kwargs]
     if unknown:
-        return _unexpected_keyword(name, unknown[0], params, hints, shown)
+        return _unexpected_keyword(name, unknown, params, hints, shown)
     n_positional = sum(
         p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params.values()
     )
     takes_args = any(p.kind is p.VAR_POSITIONAL for p in params.values())
     if len(args) > n_positional and not takes_args:
         return _too_many_positional(name, args, n_positional, params, shown, positional)
-    text = f"{name}() {_strip_name(reason)}: call it as {name}{shown}"
+    reason = _strip_name(reason)
+    if reason.startswith("multiple values"):
+        reason = "got " + reason
+    text = f"{name}() {reason}: call it as {name}{shown}"
     if reason.startswith("missing") and missing:
         text += f"; {missing}"
     return text
+
+
+def _refused_by_the_body(fn, sig, args, kwargs, hints, error) -> str | None:
+    """A hinted keyword that ``**kwargs`` took and the body refused by its name."""
+    if error is None:
+        return None
+    said = str(error)
+    for key in kwargs:
+        if key not in sig.parameters and key in hints and repr(key) in said:
+            name = _call_name(fn, sig, args)
+            return f"{name}() got an unexpected keyword argument {key!r}: {hints[key]}"
+    return None
 
 
 def _call_name(fn: Callable, sig: inspect.Signature, args: tuple) -> str:
     """``EncoderLayer`` for a constructor, ``MultiHeadAttention.forward`` for a method (the
     class of the object it was called on, not the base class defining it), ``fn`` else."""
     first = next(iter(sig.parameters), None)
-    if args and first in ("self", "cls"):
-        owner = args[0] if first == "cls" and isinstance(args[0], type) else type(args[0])
-        if fn.__name__ == "__init__":
+    if args and first in _BOUND:
+        owner = args[0] if first != "self" and isinstance(args[0], type) else type(args[0])
+        if fn.__name__ in ("__init__", "__new__"):
             return owner.__name__
         return f"{owner.__name__}.{fn.__name__}"
     return fn.__name__
@@ -135,7 +253,7 @@ def _shown_signature(sig: inspect.Signature) -> str:
     params = [
         p.replace(annotation=inspect.Parameter.empty)
         for i, p in enumerate(sig.parameters.values())
-        if not (i == 0 and p.name in ("self", "cls"))
+        if not (i == 0 and p.name in _BOUND)
     ]
     return str(sig.replace(parameters=params, return_annotation=inspect.Signature.empty))
 
@@ -148,25 +266,43 @@ def _strip_name(reason: str) -> str:
 def _accepted(params) -> list[str]:
     return [
         p.name
-        for p in params.values()
-        if p.name not in ("self", "cls") and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        for i, p in enumerate(params.values())
+        if not (i == 0 and p.name in _BOUND) and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
     ]
 
 
-def _unexpected_keyword(name: str, key: str, params, hints: dict[str, str], shown: str) -> str:
+def _unexpected_keyword(
+    name: str, unknown: list[str], params, hints: dict[str, str], shown: str
+) -> str:
+    """The first unknown keyword (one with a hint, if any has) with its hint or the accepted
+    names; the others after it, each with its hint or closest name."""
+    unknown = sorted(unknown, key=lambda k: k not in hints)  # stable: hinted ones first
+    key, *others = unknown
+    accepted = _accepted(params)
     text = f"{name}() got an unexpected keyword argument {key!r}"
     if key in hints:
-        return f"{text}: {hints[key]}"
-    accepted = _accepted(params)
-    close = difflib.get_close_matches(key, accepted, n=1)
-    guess = f"; did you mean {close[0]}=? " if close else ". "
-    return f"{text}{guess}{name} accepts: {', '.join(accepted)}, as in {name}{shown}"
+        text = f"{text}: {hints[key]}"
+    else:
+        close = difflib.get_close_matches(key, accepted, n=1)
+        guess = f"; did you mean {close[0]}=? " if close else ". "
+        text = f"{text}{guess}{name} accepts: {', '.join(accepted)}, as in {name}{shown}"
+    more = []
+    for k in others:
+        if k in hints:
+            if hints[k] not in text:  # one hint may answer several names
+                more.append(f"{k!r}: {hints[k]}")
+            continue
+        close = difflib.get_close_matches(k, accepted, n=1)
+        more.append(f"{k!r} (did you mean {close[0]}=?)" if close else repr(k))
+    if more:
+        text += f"; not accepted either: {'; '.join(more)}"
+    return text
 
 
 def _too_many_positional(
     name: str, args: tuple, n_positional: int, params, shown: str, hint: str | None
 ) -> str:
-    own = n_positional - (1 if next(iter(params), None) in ("self", "cls") else 0)
+    own = n_positional - (1 if next(iter(params), None) in _BOUND else 0)
     given = len(args) - (n_positional - own)
     text = (
         f"{name}() takes {own} positional argument{'s' if own != 1 else ''} but {given} "
@@ -189,36 +325,97 @@ def _short(value) -> str:
     return "..."
 
 
-def explains_foreign_attributes(**hints: str) -> Callable[[C], C]:
-    """Class decorator: reading an attribute another library's class has (``in_proj_weight``,
-    ``init_hidden``, ``predict``) raises an ``AttributeError`` that says what course_lib
-    has instead.
+class MissingAttributeError(AttributeError):
+    """A public attribute a course_lib object does not have: "Attention has no 'alpha';
+    did you mean 'alphas'?". The message (a search over the object's public attributes)
+    is computed only when it is read, so a ``hasattr`` probe costs no more than Python's
+    own error. Pickled, it becomes a plain ``AttributeError`` with that message."""
 
-    Only a failed lookup reaches it (Python calls ``__getattr__`` after the normal lookup
-    fails); an ``nn.Module``'s own ``__getattr__`` (parameters, buffers, submodules) runs
-    first, unchanged. Names not in ``hints`` keep Python's message.
-    """
+    def __init__(self, obj: object = None, name: str | None = None) -> None:
+        super().__init__()
+        self._owner, self._attribute = obj, name
 
-    def decorate(cls: C) -> C:
-        inherited = getattr(cls, "__getattr__", None)
+    def __str__(self) -> str:
+        try:
+            return _missing_attribute(self._owner, self._attribute)
+        except Exception:  # a half-built object whose dir() fails: say the least
+            return f"{type(self._owner).__name__} has no {self._attribute!r}"
 
-        def __getattr__(self, name: str):
-            if inherited is not None:
-                try:
-                    return inherited(self, name)
-                except AttributeError:
-                    if name not in hints:
-                        raise
-            elif name not in hints:
-                raise AttributeError(
-                    f"{type(self).__name__!r} object has no attribute {name!r}", obj=self, name=name
-                )
-            raise AttributeError(f"{type(self).__name__} has no {name}: {hints[name]}") from None
+    def __reduce__(self):
+        return AttributeError, (str(self),)
 
-        cls.__getattr__ = __getattr__
-        return cls
 
-    return decorate
+def _missing_attribute(obj: object, name: str) -> str:
+    owner = type(obj).__name__
+    public = sorted({n for n in dir(obj) if not n.startswith("_")})
+    close = difflib.get_close_matches(name, public, n=1)
+    if close:
+        return f"{owner} has no {name!r}; did you mean {close[0]!r}?"
+    ours = {"course_lib", type(obj).__module__.split(".")[0]}  # and a student's subclass
+    foreign = set()  # what the base classes of other libraries (nn.Module, tuple) define
+    for k in type(obj).__mro__:
+        if k.__module__.split(".")[0] not in ours:
+            foreign.update(vars(k))
+    own = [n for n in public if n not in foreign and n != "training"]
+    shown = ", ".join(own[:20]) + (", ..." if len(own) > 20 else "")
+    return f"{owner} has no {name!r}; its own attributes and methods are: {shown or 'none'}"
+
+
+#: Where an ``nn.Module`` keeps what its ``__getattr__`` finds, in the order it looks.
+_MODULE_STORES = ("_parameters", "_buffers", "_modules")
+
+#: Set on every ``__getattr__`` :func:`explains_class` installs (with its hints).
+_GETATTR_MARK = "_explains_attributes"
+
+
+def _answer_attributes(c: type, hints: dict[str, str]) -> None:
+    inherited = None  # the first __getattr__ of another library in the MRO (nn.Module's)
+    merged: dict[str, str] = {}
+    for k in c.__mro__:
+        found = vars(k).get("__getattr__")
+        if found is None:
+            continue
+        known = getattr(found, _GETATTR_MARK, None)
+        if known is None:
+            inherited = found
+            break
+        merged = {**known, **merged}
+    merged.update(hints)
+    module = getattr(inherited, "__qualname__", None) == "Module.__getattr__" and (
+        inherited.__module__.startswith("torch.")
+    )
+
+    def __getattr__(self, name: str):
+        if inherited is not None:
+            if name.startswith("_"):  # private: the inherited lookup and its error, as before
+                return inherited(self, name)
+            if module:  # parameters, buffers, submodules: as fast as nn.Module's own lookup
+                state = self.__dict__
+                for store in _MODULE_STORES:
+                    found = state.get(store)
+                    if found is not None and name in found:
+                        return found[name]
+            try:
+                return inherited(self, name)
+            except AttributeError:
+                pass
+        elif name.startswith("_"):
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}", obj=self, name=name
+            )
+        hint = merged.get(name)
+        if hint is not None:
+            raise AttributeError(f"{type(self).__name__} has no {name}: {hint}") from None
+        raise MissingAttributeError(self, name) from None
+
+    setattr(__getattr__, _GETATTR_MARK, merged)
+    __getattr__.__qualname__ = f"{c.__qualname__}.__getattr__"
+    c.__getattr__ = __getattr__
+
+
+def answers_attributes(cls: type) -> bool:
+    """Whether a failed attribute lookup on ``cls`` gets the course's answer."""
+    return any(hasattr(vars(k).get("__getattr__"), _GETATTR_MARK) for k in cls.__mro__)
 
 
 def not_subscriptable(cls_name: str, hint: str) -> Callable:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.optim.lr_scheduler import ReduceLROnPlateau
 from torch.utils.data import DataLoader, Dataset
@@ -127,6 +128,49 @@ def _check_scheduler(scheduler: object, optimizer: torch.optim.Optimizer) -> Non
             "the scheduler must be built on the same optimizer as the Trainer: create it "
             "after the optimizer, on that one, e.g. warmup_inverse_sqrt(optimizer, warmup)"
         )
+    _warn_epoch_schedule(scheduler)
+
+
+#: Below these, a StepLR's step_size, a MultiStepLR's last milestone or an ExponentialLR's
+#: gamma count epochs (the PyTorch tutorials' habit), not the Trainer's optimiser steps.
+_EPOCH_STEPS, _EPOCH_GAMMA = 100, 0.99
+
+
+def _warn_epoch_schedule(scheduler: object) -> None:
+    """A StepLR, MultiStepLR or ExponentialLR set up in epochs, in a Trainer that steps its
+    scheduler after every batch: the learning rate would fall len(train_loader) times too
+    fast. A schedule counted in steps (step_size=20 * len(train_loader)) passes."""
+    schedules = torch.optim.lr_scheduler
+    per_batch = (
+        "the Trainer steps its scheduler after every optimiser step (each batch), not once "
+        "per epoch"
+    )
+    if isinstance(scheduler, schedules.StepLR) and scheduler.step_size < _EPOCH_STEPS:
+        size = scheduler.step_size
+        message = (
+            f"scheduler=StepLR(step_size={size}): {per_batch}, so the learning rate falls "
+            f"every {size} batches. For a fall every {size} epochs pass step_size={size} * "
+            "len(train_loader)"
+        )
+    elif isinstance(scheduler, schedules.MultiStepLR) and scheduler.milestones:
+        last = max(scheduler.milestones)
+        if last >= _EPOCH_STEPS:
+            return
+        marks = sorted(scheduler.milestones.elements())
+        message = (
+            f"scheduler=MultiStepLR(milestones={marks}): {per_batch}, so the milestones count "
+            f"batches. For milestones in epochs multiply them by len(train_loader)"
+        )
+    elif isinstance(scheduler, schedules.ExponentialLR) and scheduler.gamma < _EPOCH_GAMMA:
+        gamma = scheduler.gamma
+        message = (
+            f"scheduler=ExponentialLR(gamma={gamma:g}): {per_batch}, so the learning rate is "
+            f"multiplied by {gamma:g} after every batch. For that factor per epoch pass "
+            f"gamma={gamma:g} ** (1 / len(train_loader))"
+        )
+    else:
+        return
+    warn_user(message, UserWarning)
 
 
 def _parse_device(device: object) -> torch.device:
@@ -204,12 +248,48 @@ def _check_loader(loader: object, name: str, passes: int) -> None:
             else ""
         )
         raise TypeError(f"{name} must be a DataLoader, got {type_name(loader)}.{hint}")
+    _refuse_unpadded_ids(loader, name)
     if passes > 1 and isinstance(loader, Iterator):
         raise TypeError(
             f"{name} is an iterator ({type_name(loader)}), which is used up after one pass: "
             f"it would be read {passes} times. Pass a DataLoader or a list of batches"
         )
     _check_not_empty(loader, name)
+
+
+def _refuse_unpadded_ids(loader: object, name: str) -> None:
+    """A DataLoader over encoded ``(source ids, target ids)`` pairs with the default collate:
+    it cannot pad sentences of different lengths (an error at the first uneven batch) and
+    turns even ones into lists of one tensor per position. Translation pairs go in
+    :class:`~course_lib.vocab.PairBatches`. Looks at the dataset's first item only."""
+    if not isinstance(loader, DataLoader):
+        return
+    if getattr(loader.collate_fn, "__name__", "") != "default_collate":
+        return
+    dataset = loader.dataset
+    if not isinstance(dataset, (list, tuple)) or not dataset:
+        return
+    first = dataset[0]
+    if not (
+        isinstance(first, (tuple, list))
+        and len(first) == 2
+        and all(
+            isinstance(ids, (list, tuple))
+            and ids
+            and all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in ids)
+            for ids in first
+        )
+    ):
+        return
+    size = loader.batch_size or 1
+    raise TypeError(
+        f"{name} is a DataLoader over {type_name(dataset)}: encoded (source ids, target ids) "
+        "pairs, which its default collate cannot pad into batches (sentences differ in "
+        "length) -- it would hand the model lists of one tensor per position. Batch them "
+        f"with PairBatches (course_lib.vocab), which pads each batch into (src, tgt_in, "
+        f"tgt_out): PairBatches(ids, batch_size={size}"
+        + (", shuffle=True)" if name == "train_loader" else ")")
+    )
 
 
 def _check_not_empty(loader: object, name: str) -> None:
@@ -284,8 +364,16 @@ def _names(signature: inspect.Signature) -> str:
 
 
 def _check_inputs(inputs: tuple) -> None:
-    """``predict``'s inputs: tensors (other arguments pass), not a loader or a list."""
+    """``predict``'s inputs: tensors (other arguments pass), not a loader or a list, nor a
+    bool (a keyword's value passed positionally: ``predict(source, True)``)."""
     for k, x in enumerate(inputs):
+        if isinstance(x, (bool, np.bool_)) and k > 0:
+            raise TypeError(
+                f"predict passes its positional arguments to the model as inputs, but input "
+                f"{k} is {x!r}: a setting passed positionally (it would reach the model as "
+                f"an input, e.g. its target). Pass it by name, trainer.predict(source, "
+                f"need_weights={x!r}): keyword arguments go to the model's forward as they are"
+            )
         if isinstance(x, (DataLoader, Dataset)):
             raise TypeError(
                 f"predict takes the model's input tensors, but input {k} is "
@@ -310,6 +398,50 @@ def _check_inputs(inputs: tuple) -> None:
             else:
                 fix = "convert it to a tensor, torch.tensor(x)"
             raise TypeError(f"predict takes tensors, but input {k} is {type_name(x)}: {fix}")
+
+
+def _check_class_target(loss_fn: object, target: object) -> None:
+    """PyTorch's cross-entropy reads a float target as class probabilities (soft labels):
+    one with values below 0 or above 1 -- coordinates, a regression target -- cannot be
+    that. Reads the first batch's target once per fit."""
+    ce = isinstance(loss_fn, nn.CrossEntropyLoss) or loss_fn is F.cross_entropy
+    if not ce or not isinstance(target, Tensor) or not torch.is_floating_point(target):
+        return
+    if not target.numel():
+        return
+    low, high = float(target.min()), float(target.max())
+    if low >= 0.0 and high <= 1.0:
+        return
+    name = "nn.CrossEntropyLoss()" if isinstance(loss_fn, nn.Module) else "F.cross_entropy"
+    raise ValueError(
+        f"loss_fn={name} is a classification loss, and it reads a float target as class "
+        f"probabilities, but the target {shape_str(target)} {target.dtype} holds values from "
+        f"{low:.3g} to {high:.3g}, not probabilities in [0, 1]: a regression target "
+        "(coordinates, points). For a regression pass loss_fn=nn.MSELoss(); for a "
+        "classification the target holds class indices (torch.long) and the model's output "
+        "the class scores"
+    )
+
+
+def _explain_model_failure(err: RuntimeError, inputs: tuple, target: object) -> None:
+    """A shape error inside the model on the fit's first batch, whose batch has several
+    inputs: name how the batch was split, since a dataset whose target is not its last
+    item ((X, y) first, TensorDataset(x, y, keys, values)) fails just so."""
+    if isinstance(err, torch.cuda.OutOfMemoryError) or len(inputs) < 2:
+        return
+    if not any(word in str(err).lower() for word in ("size", "shape", "dimension")):
+        return
+    shapes = ", ".join(shape_str(x) if isinstance(x, Tensor) else type_name(x) for x in inputs)
+    kept = shape_str(target) if isinstance(target, Tensor) else type_name(target)
+    raise RuntimeError(
+        f"the model failed on the fit's first batch with a shape error (the error above). "
+        f"The Trainer splits every batch as (*inputs, target): it called the model with the "
+        f"batch's first {len(inputs)} items as inputs, {shapes}, and kept its last item, "
+        f"{kept}, as the target. If the target is not the dataset's last tensor (the (X, y) "
+        "habit, TensorDataset(x, y, keys, values)), put it last: TensorDataset(x, keys, "
+        "values, y), in the order of the model's forward; otherwise the error is in the "
+        "model's forward"
+    ) from err
 
 
 def _warn_ignore_index_on_floats(ignore_index: int | None, target: object) -> None:

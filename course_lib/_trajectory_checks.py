@@ -91,9 +91,18 @@ def track(x, name: str, columns: int = 3, both: str = "") -> np.ndarray:
             f"the 2-D shape {a.shape}: {hint}."
         )
     if a.ndim != 3 or a.shape[-1] < columns or a.shape[1] == 0:
+        hint = ""
+        if a.ndim == 4 and a.shape[0] == 1:
+            hint = (
+                f" It has 4 dimensions: a batch (N, L, 3) with one more axis in front, as "
+                f"{name}[None] gives. It is a batch of trajectories already: pass it as it "
+                f"is (without [None]), or {name}[0]."
+            )
+        elif a.ndim > 3:
+            hint = f" It has {a.ndim} dimensions, where a batch of trajectories has 3."
         raise ValueError(
             f"{name} must be a batch of trajectories (N, L, {columns}) with rows {rows}, got "
-            f"shape {a.shape}."
+            f"shape {a.shape}.{hint}"
         )
     if a.shape[0] == 0:
         raise ValueError(f"{name} holds no trajectories (N = 0), shape {a.shape}")

@@ -23,8 +23,9 @@ def shape_str(x: Tensor | tuple[int, ...] | torch.Size) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ")"
 
 
-def check_sequence(x: Tensor, name: str, n_features: int | None = None) -> None:
-    """``x`` must be a batch-first float tensor ``(B, T, F)`` with ``F == n_features``."""
+def check_sequence(x: Tensor, name: str, n_features: int | None = None, *, of: str = "") -> None:
+    """``x`` must be a batch-first float tensor ``(B, T, F)`` with ``F == n_features``: the
+    model's ``n_features``, or (``of="source"``) the features of that other input."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
     if x.ndim != 3:
@@ -34,10 +35,18 @@ def check_sequence(x: Tensor, name: str, n_features: int | None = None) -> None:
         )
     if x.shape[1] == 0:
         raise ValueError(f"{name} is an empty sequence (T = 0): give it at least one step")
+    if n_features is not None and x.shape[-1] != n_features and of:
+        raise ValueError(
+            f"{name} has {x.shape[-1]} features per step but the {of} has {n_features}: "
+            f"shape (B, T, F) = {shape_str(x)}; give both the same features"
+        )
     if n_features is not None and x.shape[-1] != n_features:
         raise ValueError(
             f"{name} has {x.shape[-1]} features per step but the model was built for "
-            f"{n_features}: shape (B, T, F) = {shape_str(x)}"
+            f"n_features={n_features}: shape (B, T, F) = {shape_str(x)}. Build it with "
+            f"n_features={x.shape[-1]}, the features of the data. n_features is the configs' "
+            f"first field (Seq2SeqConfig({n_features}) sets n_features={n_features}): give "
+            f"other sizes by name, e.g. Seq2SeqConfig(hidden_dim={n_features})"
         )
     if not torch.is_floating_point(x):
         raise TypeError(f"{name} must be a floating-point tensor, got {x.dtype}; use x.float()")
@@ -89,6 +98,51 @@ def check_type(
         raise TypeError(
             f"{name} must be {what}, got {type_name(value)}." + (f" {fix}" if fix else "")
         )
+
+
+#: The special tokens every course_lib.vocab.Vocab holds first (its ids 0 to 3).
+_SPECIAL_TOKENS = ("<pad>", "<sos>", "<eos>", "<unk>")
+
+
+def check_vocab_size(value: object, name: str) -> int:
+    """A model's vocabulary size (``src_vocab``, ``tgt_vocab``): a positive int that holds at
+    least the special tokens of every :class:`~course_lib.vocab.Vocab` -- a smaller one is
+    a length of something else (``len(vocabs)`` of a tuple of two vocabularies)."""
+    size = check_positive_int(value, name)
+    if size < len(_SPECIAL_TOKENS):
+        raise ValueError(
+            f"{name}={size} is smaller than the {len(_SPECIAL_TOKENS)} special tokens "
+            f"({', '.join(_SPECIAL_TOKENS)}) every Vocab holds, so it cannot be a "
+            f"vocabulary's size: pass the size of the vocabulary itself, {name}=len({name}) "
+            "(one Vocab, not a tuple or list of them: len of a pair is 2)"
+        )
+    return size
+
+
+class AttentionWeights(dict):
+    """The ``{"encoder": [...], "self": [...], "cross": [...]}`` attention weights a model
+    returns with ``need_weights=True``: a dict whose missing key says which keys there are
+    (``weights["decoder"]``: the decoder has two kinds, ``"self"`` and ``"cross"``)."""
+
+    _MEANING = {
+        "encoder": "the encoder's self-attention",
+        "self": "the decoder's self-attention over the target",
+        "cross": "the decoder's cross-attention to the source, the alignment",
+    }
+
+    def __missing__(self, key: object):
+        there = ", ".join(
+            f"{k!r} ({self._MEANING[k]})" if k in self._MEANING else repr(k) for k in self
+        )
+        hint = ""
+        if isinstance(key, str) and "cross" in self:
+            if key.lower() in ("decoder", "dec", "cross_attention", "alignment", "attention"):
+                hint = (
+                    "; the decoder's weights are two kinds: for the alignment of target "
+                    "and source words use weights['cross'], for the decoder's look at the "
+                    "target so far weights['self']"
+                )
+        raise KeyError(f"the attention weights have no {key!r}: the keys are {there}{hint}")
 
 
 def check_seed(seed: object, name: str = "seed") -> int:
@@ -190,6 +244,28 @@ def check_mask(
         )
     if mask.dtype != torch.bool:  # a row that blocks everything is legal here: zero weights
         check_mask_values(mask, name)
+    else:
+        _warn_inverted_causal(mask, name)
+
+
+def _warn_inverted_causal(mask: Tensor, name: str) -> None:
+    """A boolean ``(..., T, T)`` mask that is True on and below the diagonal: ``~causal_mask(T)``
+    or ``torch.tril(...).bool()``, the polarity of ``F.scaled_dot_product_attention`` (True =
+    may attend). In course_lib it blocks each query's own position and its past, and the
+    last query sees nothing: warn (it reads the mask: once per public call)."""
+    T = mask.shape[-1]
+    if mask.ndim < 2 or mask.shape[-2] != T or T < 2 or mask.numel() == 0:
+        return
+    lower = torch.ones(T, T, dtype=torch.bool, device=mask.device).tril()
+    if bool((mask == lower).all()):
+        warn_user(
+            f"{name} is True on and below the diagonal (~causal_mask({T}), or "
+            f"torch.tril(...).bool()): in course_lib True = blocked, so it blocks each "
+            f"query's own position and its past and leaves it only the future -- the last "
+            f"query sees nothing. F.scaled_dot_product_attention's polarity is the opposite "
+            f"(True = may attend); here pass {name}=causal_mask({T}) (that is, invert it: "
+            f"~{name})."
+        )
 
 
 def check_attention_inputs(
@@ -323,9 +399,16 @@ def check_target(
     on longer targets would be cut short when it translates)."""
     check_tokens(tgt_in, "tgt_in", vocab_size)
     if tgt_in.shape[0] != src.shape[0]:
+        major = (
+            f". Both have {src.shape[1]} columns: are they time-major, (S, B) and (T, B), "
+            "the layout of nn.Transformer's default batch_first=False? course_lib is batch "
+            "first, src (B, S) and tgt_in (B, T): transpose them back, src.T and tgt_in.T"
+            if tgt_in.shape[1] == src.shape[1]
+            else ""
+        )
         raise ValueError(
             f"src has {src.shape[0]} sentences but tgt_in {tgt_in.shape[0]}: give one "
-            "target per source sentence (the same batch, in the same order)"
+            f"target per source sentence (the same batch, in the same order){major}"
         )
     if tgt_in.shape[1] > max_len:
         raise ValueError(
@@ -468,9 +551,17 @@ _TORCH = os.path.dirname(os.path.abspath(torch.__file__))
 
 def _user_stacklevel() -> int:
     """The ``stacklevel`` that points a warning at the first frame outside course_lib and
-    torch: the user's line, so that Python shows it once per line of the user's code."""
+    torch: the user's line, so that Python shows it once per line of the user's code. The
+    ``__init__`` that ``@dataclass`` generates for a course_lib config (its file is
+    ``<string>``) counts as the library's."""
     frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename.startswith((_LIBRARY, _TORCH)):
+    while frame is not None and (
+        frame.f_code.co_filename.startswith((_LIBRARY, _TORCH))
+        or (
+            frame.f_code.co_filename == "<string>"
+            and str(frame.f_globals.get("__name__", "")).startswith("course_lib.")
+        )
+    ):
         frame, level = frame.f_back, level + 1
     return level
 
@@ -608,6 +699,19 @@ def check_attn_mask(
         T, S = shapes[0][-2:]
         if mask.ndim >= 2 and tuple(mask.shape[-2:]) == (S, T) and T != S:
             hint = f": it looks transposed (queries are rows, keys columns), use {name}.mT"
+        elif mask.ndim == 3 and mask.shape[0] == 1 and tuple(mask.shape[1:]) == (T, S):
+            lecture = (
+                mask.dtype == torch.bool
+                and T == S
+                and torch.equal(mask[0].cpu(), torch.ones(T, T, dtype=torch.bool).tril())
+            )
+            hint = (
+                f": it looks like the lecture's subsequent_mask({T}), (1, T, T) with True = "
+                f"may look, the opposite polarity of course_lib's masks (True = blocked). "
+                f"Pass causal_mask({T}) instead (the same as ~{name}[0])"
+                if lecture
+                else f": drop its leading axis of 1, {name}[0]"
+            )
         raise ValueError(f"{name} must be {forms}, got {shape_str(mask)}{hint}")
     if values:
         check_mask_values(mask, name)

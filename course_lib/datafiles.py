@@ -37,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from course_lib._foreign_names import explains_bad_calls, explains_class
 from course_lib._validate import check_type, type_name
 
 __all__ = [
@@ -59,6 +60,7 @@ class DataFileError(RuntimeError):
     """A data file is missing, damaged, or could not be downloaded."""
 
 
+@explains_class
 @dataclass(frozen=True)
 class Source:
     """One place a data file is published.
@@ -88,6 +90,7 @@ class Source:
             )
 
 
+@explains_class
 @dataclass(frozen=True)
 class DataFile:
     """A data file the course uses, stored locally as ``filename`` (gzip-compressed text).
@@ -150,6 +153,7 @@ ENG_FRA = DataFile(
 )  # Tatoeba Project (tatoeba.org) via www.manythings.org/anki, CC-BY 2.0 FR: see README
 
 
+@explains_bad_calls()
 def data_dir() -> Path:
     """The folder data files are read from (and downloaded into), as an absolute path.
 
@@ -235,6 +239,7 @@ def _not_gzip(path: Path, spec: DataFile, err: Exception, remedy: str) -> DataFi
     return DataFileError(f"{path} is not a readable gzip file ({err}). {remedy}")
 
 
+@explains_bad_calls()
 def read_text(path: str | os.PathLike, spec: DataFile) -> str:
     """Read a local gzip copy of ``spec`` and verify its checksum.
 
@@ -389,6 +394,7 @@ def _urlopen(url: str):
     return urllib.request.urlopen(url, timeout=TIMEOUT)
 
 
+@explains_bad_calls()
 def fetch(
     spec: DataFile = ENG_FRA, *, download: bool = True, opener: Callable | None = None
 ) -> Path:
@@ -431,6 +437,7 @@ def fetch(
     return path
 
 
+@explains_bad_calls()
 def load_text(
     spec: DataFile = ENG_FRA, *, download: bool = True, opener: Callable | None = None
 ) -> str:

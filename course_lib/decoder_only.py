@@ -42,13 +42,14 @@ from typing import NamedTuple
 import torch
 from torch import Tensor, nn
 
-from course_lib._foreign_names import explain_config
+from course_lib._foreign_names import explain_config, explains_bad_calls, explains_class
 from course_lib._validate import (
     check_decoding_step,
     check_dropout,
     check_positive_int,
     check_source,
     check_target,
+    check_vocab_size,
     checked,
     nested,
 )
@@ -92,7 +93,9 @@ class DecoderOnlyConfig:
     feed_forward: str = "relu"  # or "swiglu"
 
     def __post_init__(self) -> None:
-        for name in ("src_vocab", "tgt_vocab", "d_model", "num_heads", "d_ff", "num_layers"):
+        for name in ("src_vocab", "tgt_vocab"):
+            check_vocab_size(getattr(self, name), name)
+        for name in ("d_model", "num_heads", "d_ff", "num_layers"):
             check_positive_int(getattr(self, name), name)
         check_positive_int(self.max_len, "max_len")
         check_positive_int(self.max_src_len, "max_src_len")
@@ -121,6 +124,7 @@ class DecoderOnlyConfig:
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
 
 
+@explains_class
 class DecoderOnlyCache(NamedTuple):
     """Every layer's keys and values so far ``(B, Nkv, length, Dh)``, which of them are
     padding ``(B, length)``, and each row's number of left pads ``(B,)``."""
@@ -176,6 +180,9 @@ class _Block(nn.Module):
         return x + self.dropout(self.ffn(self.norm2(x))), cache
 
 
+@explains_class(
+    generate="course_lib decodes with the functions of course_lib.decoding, not a method: greedy_decode(model, src, max_new_tokens=10), beam_search(model, src, beam_size=4), or translate(model, sentences, src_vocab, tgt_vocab) for sentences"
+)
 class DecoderOnlyTranslator(nn.Module):
     """One causal Transformer stack over ``source <sos> target``; logits for the target.
 
@@ -293,6 +300,9 @@ class DecoderOnlyTranslator(nn.Module):
         logits = self.output(self.norm(h))  # (B, t, D) -> (B, t, V)
         return logits, DecoderOnlyCache(layers, key_padding_mask, cache.pads), None
 
+    @explains_bad_calls(
+        output_attentions="course_lib says need_weights=True, model(src, tgt_in, need_weights=True); this model keeps no attention weights, so they come back as None"
+    )
     def forward(
         self, src: Tensor, tgt_in: Tensor, *, need_weights: bool = False
     ) -> Tensor | tuple[Tensor, None]:

@@ -219,6 +219,7 @@ def beam_search(
     return ys[best_rows, 1:]
 
 
+@explains_bad_calls()
 def translate(
     model: Translator,
     sentences: Sequence[str],
@@ -242,6 +243,10 @@ def translate(
 
     Returns:
         one output sentence per input, stopped at ``<eos>``, without special tokens.
+
+    Raises:
+        TypeError: a ``decode`` that cannot be called as ``decode(model, src)`` or returns
+            something other than token ids ``(B, T)`` (None: its ``return`` forgotten).
     """
     _check_sentences(sentences, model, src_vocab, tgt_vocab)
     _check_decode(decode)
@@ -250,8 +255,35 @@ def translate(
     out = []
     for k in range(0, len(sentences), batch_size):
         src = pad([src_vocab.encode(s) for s in sentences[k : k + batch_size]])  # (B, S)
-        out += [tgt_vocab.decode(row.tolist()) for row in decode(model, src.to(device))]
+        ids = _decoded(decode(model, src.to(device)), decode, len(src))
+        out += [tgt_vocab.decode(row.tolist()) for row in ids]
     return out
+
+
+def _decoded(ids: object, decode: object, batch: int) -> Tensor:
+    """What ``decode(model, src)`` returned must be token ids ``(B, T)``, one row per source
+    sentence: a wrapper that forgets its ``return`` gives None."""
+    name = getattr(decode, "__name__", None) or getattr(
+        getattr(decode, "func", None), "__name__", "decode"
+    )
+    if ids is None:
+        raise TypeError(
+            f"decode returned None, not token ids (B, T): {name}(model, src) must end with "
+            "return ids -- a wrapper that logs or prints must still return what it decoded, "
+            "e.g. out = greedy_decode(model, src); ...; return out"
+        )
+    if isinstance(ids, tuple) and ids and isinstance(ids[0], Tensor):
+        raise TypeError(
+            f"decode returned a tuple of {len(ids)}, not token ids (B, T): return the ids "
+            f"alone from {name}(model, src), e.g. ids, _ = ...; return ids"
+        )
+    if not isinstance(ids, Tensor) or ids.ndim != 2 or ids.shape[0] != batch:
+        got = shape_str(ids) if isinstance(ids, Tensor) else type_name(ids)
+        raise TypeError(
+            f"decode must return token ids (B, T) = ({batch}, T), one row per source "
+            f"sentence, but {name}(model, src) returned {got}"
+        )
+    return ids
 
 
 def _check_sentences(sentences: object, model: object, src_vocab: object, tgt_vocab: object):

@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._versions import (
     declared_ranges,
     installed_versions,
@@ -67,6 +68,7 @@ def _safe(label: str, fn: Callable[[], object]) -> str:
 # -- course_lib itself ----------------------------------------------------------------
 
 
+@explains_bad_calls()
 def checkout_root(package_file: str | os.PathLike | None = None) -> Path | None:
     """The repository that holds course_lib, when it is imported from a checkout.
 
@@ -116,6 +118,7 @@ def _installed_as() -> str:
     return f"none of the installed ones ({'; '.join(others)}): another copy shadows them"
 
 
+@explains_bad_calls()
 def course_lib_lines() -> list[str]:
     """Which course_lib runs: its version, its folder, a checkout's or an installed one.
 
@@ -143,6 +146,7 @@ def course_lib_lines() -> list[str]:
 # -- packages -------------------------------------------------------------------------
 
 
+@explains_bad_calls()
 def package_lines(
     versions: Mapping[str, str | None],
     ranges: Mapping[str, str],
@@ -228,6 +232,7 @@ def _course_device() -> str:
         return f"none -- {err}"
 
 
+@explains_bad_calls()
 def device_lines() -> list[str]:
     """CUDA, Apple MPS, the CPU's kernels and threads, and the device the course uses.
 
@@ -265,6 +270,7 @@ def _load_verification(root: Path):
     return module
 
 
+@explains_bad_calls()
 def verification_lines(root: Path | None) -> tuple[list[str], str | None]:
     """The platform fingerprint and the mode ``make test`` verifies each chapter in here.
 
@@ -299,6 +305,7 @@ def verification_lines(root: Path | None) -> tuple[list[str], str | None]:
 # -- data -----------------------------------------------------------------------------
 
 
+@explains_bad_calls()
 def data_lines() -> list[str]:
     """Where the translation data would be read from, and whether it is there and intact.
 
@@ -331,6 +338,7 @@ def data_lines() -> list[str]:
 # -- platform -------------------------------------------------------------------------
 
 
+@explains_bad_calls()
 def platform_lines() -> list[str]:
     """The operating system, the machine, Python, the date (and Colab's release, on Colab).
 
@@ -398,6 +406,7 @@ def _verification_safe(root: Path | None) -> tuple[list[str], str | None]:
         return [_failed(err)], None
 
 
+@explains_bad_calls()
 def summary_line() -> str:
     """One line: course_lib, Python, torch, device, CPU capability, and make test's modes."""
     try:
@@ -414,6 +423,7 @@ def _section(title: str, fn: Callable[[], list[str]]) -> list[str]:
     return [f"== {title} ==", *body, ""]
 
 
+@explains_bad_calls()
 def report() -> str:
     """The whole description, as text to paste into a bug report."""
     try:
@@ -439,6 +449,7 @@ def report() -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+@explains_bad_calls()
 def main() -> int:
     """Print the report; the exit status is 0 whatever it found."""
     sys.stdout.write(report())

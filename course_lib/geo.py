@@ -18,11 +18,10 @@ Angles in degrees, lengths in metres.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import torch
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import warn_user
 
 __all__ = ["EARTH_RADIUS_M", "haversine", "to_local", "from_local"]
@@ -98,10 +97,10 @@ def _fit(x: np.ndarray, origin: np.ndarray, names: tuple[str, str]) -> None:
             f"{names[0]} {x.shape} and {names[1]} {origin.shape} do not broadcast.{hint}"
         ) from None
     if per_trajectory:
-        warnings.warn(
+        warn_user(
             f"{names[1]} {origin.shape} is matched to the axis of length {x.shape[x.ndim - origin.ndim]} of "
             f"{names[0]} {x.shape}, not to its first (trajectory) axis.{hint}",
-            stacklevel=3,
+            UserWarning,
         )
 
 
@@ -117,6 +116,7 @@ def _warn_if_radians(a: np.ndarray, b: np.ndarray) -> None:
         )
 
 
+@explains_bad_calls()
 def haversine(a, b) -> np.ndarray:
     """Great-circle distance in metres between positions ``a`` and ``b``.
 
@@ -151,6 +151,7 @@ def haversine(a, b) -> np.ndarray:
     return 2 * EARTH_RADIUS_M * np.arcsin(np.sqrt(np.clip(h, 0.0, 1.0)))
 
 
+@explains_bad_calls()
 def to_local(latlon, origin) -> np.ndarray:
     """East and north offsets in metres of ``latlon`` from ``origin``.
 
@@ -175,6 +176,7 @@ def to_local(latlon, origin) -> np.ndarray:
     return np.stack(np.broadcast_arrays(east, north), axis=-1)
 
 
+@explains_bad_calls()
 def from_local(east_north, origin) -> np.ndarray:
     """Invert :func:`to_local`: ``[lat, lon]`` degrees of ``[east, north]`` metres from ``origin``.
 

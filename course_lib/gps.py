@@ -30,7 +30,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from course_lib._foreign_names import explain_config, explains_bad_calls
-from course_lib._validate import check_type
+from course_lib._validate import check_type, warn_user
 from course_lib.geo import from_local
 
 __all__ = ["FLORENCE", "MODES", "CityConfig", "lecture_trajectories", "city_trajectories"]
@@ -137,6 +137,10 @@ class CityConfig:
             or durations, ``mode_probs`` all 0, ``interval_s`` that is not a positive whole
             number of seconds, or a ``start`` that is not ``'YYYY-mm-dd HH:MM:SS'``.
         TypeError: a value that is not a number (``start``: not a str).
+
+    Warns:
+        UserWarning: cruising speeds too fast for a city centre in m/s (above 4, 12 and 25
+            m/s for walkers, cyclists and cars): km/h, most likely.
     """
 
     interval_s: float = 20.0
@@ -169,6 +173,7 @@ class CityConfig:
                         f"{name}={default!r})."
                     )
                 _check_number(value, name)
+        _warn_speeds_in_kmh(self.cruise_mean)
         if sum(self.mode_probs) <= 0:
             raise ValueError(
                 f"mode_probs must not all be 0, got {self.mode_probs!r}: they are the relative "
@@ -192,10 +197,35 @@ class CityConfig:
         _epoch(self.start)
 
 
+#: Cruising speeds above these (m/s; 14, 43 and 90 km/h) are not a city's walkers, cyclists
+#: and cars: speeds in km/h, most likely.
+_FASTEST_M_S = (4.0, 12.0, 25.0)
+
+
+def _warn_speeds_in_kmh(cruise_mean) -> None:
+    """``cruise_mean`` is in m/s: values above :data:`_FASTEST_M_S` read as km/h."""
+    fast = [
+        f"{mode} {float(v):g} m/s = {float(v) * 3.6:.0f} km/h"
+        for mode, v, most in zip(MODES, cruise_mean, _FASTEST_M_S, strict=True)
+        if v > most
+    ]
+    if not fast:
+        return
+    in_m_s = ", ".join(f"{float(v) / 3.6:.2f}" for v in cruise_mean)
+    warn_user(
+        f"CityConfig(cruise_mean={tuple(float(v) for v in cruise_mean)}): cruising speeds are "
+        f"in m/s (metres per second), and these are fast for the centre of a city: "
+        f"{'; '.join(fast)}. If they are km/h, divide by 3.6: cruise_mean=({in_m_s}) (the "
+        "default is (1.4, 4.5, 8.5) m/s, about 5, 16 and 31 km/h)",
+        UserWarning,
+    )
+
+
 def _pick(values: tuple, modes: np.ndarray) -> np.ndarray:
     return np.asarray(values, dtype=np.float64)[modes]
 
 
+@explains_bad_calls()
 def city_trajectories(
     n: int,
     *,

@@ -31,7 +31,15 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from course_lib._validate import MaskWarning, check_mask, check_positive_int, nested, shape_str
+from course_lib._foreign_names import explains_bad_calls
+from course_lib._validate import (
+    MaskWarning,
+    check_mask,
+    check_positive_int,
+    nested,
+    shape_str,
+    warn_user,
+)
 
 __all__ = [
     "MaskWarning",
@@ -72,6 +80,10 @@ def _lengths_mask(valid_lens: Tensor, scores: Tensor) -> Tensor:
     )
 
 
+@explains_bad_calls(
+    dim="masked_softmax always normalises over the last axis (the keys, S): to normalise over another axis, move it last first (scores.transpose(...)), then back",
+    axis="masked_softmax always normalises over the last axis (the keys, S): to normalise over another axis, move it last first (scores.transpose(...)), then back",
+)
 def masked_softmax(
     scores: Tensor, mask: Tensor | None = None, *, valid_lens: Tensor | None = None
 ) -> Tensor:
@@ -130,6 +142,13 @@ def masked_softmax(
     return weights.masked_fill(empty, 0.0)
 
 
+@explains_bad_calls(
+    lengths="padding_mask takes the lengths (or the token ids) as its first argument, x, positionally: padding_mask(lengths, total_length=S) or padding_mask(tokens, pad_id=PAD)",
+    valid_lens="padding_mask takes the lengths (or the token ids) as its first argument, x, positionally: padding_mask(lengths, total_length=S) or padding_mask(tokens, pad_id=PAD)",
+    tokens="padding_mask takes the lengths (or the token ids) as its first argument, x, positionally: padding_mask(lengths, total_length=S) or padding_mask(tokens, pad_id=PAD)",
+    max_len="course_lib calls it total_length= (pad_packed_sequence's name): padding_mask(lengths, total_length=S)",
+    maxlen="course_lib calls it total_length= (pad_packed_sequence's name): padding_mask(lengths, total_length=S)",
+)
 def padding_mask(x: Tensor, pad_id: int | None = None, total_length: int | None = None) -> Tensor:
     """Key padding mask ``(B, S)``, True at padding positions.
 
@@ -181,6 +200,7 @@ def padding_mask(x: Tensor, pad_id: int | None = None, total_length: int | None 
     return torch.arange(total_length, device=x.device) >= x[:, None]  # (B, S)
 
 
+@explains_bad_calls()
 def causal_mask(size: int, device: torch.device | str | None = None) -> Tensor:
     """``(T, T)`` mask, True above the diagonal: query ``t`` may not see keys after ``t``."""
     check_positive_int(size, "size")
@@ -199,13 +219,26 @@ def _check_device(device: object, call: str) -> None:
         )
 
 
+@explains_bad_calls()
 def sliding_window_mask(size: int, window: int, device: torch.device | str | None = None) -> Tensor:
     """``(T, T)`` causal mask that also blocks keys more than ``window - 1`` steps back:
     query ``t`` sees keys ``t - window + 1 .. t`` (Mistral-style local attention; with a
-    key/value cache only the last ``window`` positions need to be kept)."""
+    key/value cache only the last ``window`` positions need to be kept).
+
+    Warns:
+        MaskWarning: a ``window`` longer than ``size``: the mask is :func:`causal_mask`'s
+            (the two arguments swapped?).
+    """
     check_positive_int(size, "size")
     check_positive_int(window, "window")
     _check_device(device, f"sliding_window_mask({size}, {window})")
+    if window > size:
+        warn_user(
+            f"sliding_window_mask({size}, {window}): the window, {window} keys, is longer "
+            f"than the sequence, size={size}, so the mask blocks nothing a causal_mask({size}) "
+            f"would not. The order is sliding_window_mask(size, window): for a window of "
+            f"{size} over {window} positions, sliding_window_mask({window}, {size})"
+        )
     future = torch.ones(size, size, dtype=torch.bool, device=device).triu(diagonal=1)
     past = torch.ones(size, size, dtype=torch.bool, device=device).tril(diagonal=-window)
     return future | past  # (T, T), True = blocked
@@ -246,6 +279,10 @@ def combine_masks(a: Tensor | None, b: Tensor | None) -> Tensor | None:
     return _as_additive(a, dtype) + _as_additive(b, dtype)
 
 
+@explains_bad_calls(
+    padding_mask="merge_masks calls it key_padding_mask=: merge_masks(attn_mask, key_padding_mask=padding)",
+    src_key_padding_mask="merge_masks calls it key_padding_mask=: merge_masks(attn_mask, key_padding_mask=padding)",
+)
 def merge_masks(attn_mask: Tensor | None, key_padding_mask: Tensor | None) -> Tensor | None:
     """One mask from an ``attn_mask`` ``(T, S)``/``(B, T, S)`` and a ``key_padding_mask``
     ``(B, S)``, broadcastable to ``(B, T, S)``. Booleans stay boolean (True = blocked);

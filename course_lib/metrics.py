@@ -38,7 +38,7 @@ import numpy as np
 import sacrebleu
 import torch
 
-from course_lib._foreign_names import explains_bad_calls
+from course_lib._foreign_names import explains_bad_calls, explains_class
 from course_lib._sacrebleu import (
     grouped_corpus_score,
     interval_half_width,
@@ -193,6 +193,7 @@ def _is_pair(label: object) -> bool:
     return isinstance(label, tuple) and len(label) == 2 and all(isinstance(x, str) for x in label)
 
 
+@explains_class
 @dataclass(frozen=True)
 class CorpusScore:
     """A corpus-level score as sacrebleu reports it.
@@ -294,7 +295,9 @@ def _corpus_score(name: str, hypotheses, references, n_bootstrap: int, groups) -
     return CorpusScore(name, float(result.score), str(result), signature, ci, resampled)
 
 
-@explains_bad_calls()
+@explains_bad_calls(
+    tokenize="corpus_bleu always uses sacrebleu's standard 13a tokenisation, fixed so that the course's scores compare with each other: leave tokenize out"
+)
 def corpus_bleu(
     hypotheses: Sequence[str],
     references: Sequence[str],
@@ -325,6 +328,7 @@ def corpus_bleu(
     return _corpus_score("BLEU", hypotheses, references, n_bootstrap, groups)
 
 
+@explains_bad_calls()
 def corpus_chrf(
     hypotheses: Sequence[str],
     references: Sequence[str],
@@ -341,6 +345,7 @@ def corpus_chrf(
     return _corpus_score("chrF", hypotheses, references, n_bootstrap, groups)
 
 
+@explains_class
 @dataclass(frozen=True)
 class PairedComparison:
     """System A minus system B on the same sentences, with a paired bootstrap interval."""
@@ -367,6 +372,9 @@ class PairedComparison:
         )
 
 
+@explains_bad_calls(
+    n_bootstrap="paired_bootstrap calls it n_samples=: paired_bootstrap(hypotheses_a, hypotheses_b, references, n_samples=1000)"
+)
 def paired_bootstrap(
     hypotheses_a: Sequence[str],
     hypotheses_b: Sequence[str],
@@ -456,6 +464,7 @@ def paired_bootstrap(
     )
 
 
+@explains_bad_calls()
 def exact_match(hypotheses: Sequence[str], references: Sequence[str]) -> float:
     """Share of hypotheses equal to their reference, word for word (spaces normalised).
 
@@ -487,6 +496,7 @@ _IMPLAUSIBLE_NLL = 1e-3
 _MEAN_LOSSES = (0.1, 12.0)
 
 
+@explains_bad_calls()
 def perplexity(total_nll: float, n_tokens: int) -> float:
     """``exp`` of the mean negative log-likelihood per token (natural log).
 

@@ -28,7 +28,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from course_lib._foreign_names import explains_bad_calls, explains_foreign_attributes
+from course_lib._foreign_names import explains_bad_calls, explains_class
 from course_lib._validate import (
     check_attn_mask,
     check_dropout,
@@ -48,6 +48,7 @@ from course_lib.rotary import apply_rotary
 __all__ = ["KeyValue", "MultiHeadAttention"]
 
 
+@explains_class
 class KeyValue(NamedTuple):
     """Keys and values already projected and split into heads, ``(B, Nkv, S, Dh)`` each."""
 
@@ -65,7 +66,7 @@ class KeyValue(NamedTuple):
         return KeyValue(self.key.index_select(0, index), self.value.index_select(0, index))
 
 
-@explains_foreign_attributes(
+@explains_class(
     in_proj_weight="course_lib keeps one projection per role, q_proj, k_proj and v_proj (nn.Linear each); torch.cat([m.q_proj.weight, m.k_proj.weight, m.v_proj.weight]) is nn.MultiheadAttention's in_proj_weight",
     in_proj_bias="course_lib keeps one projection per role, q_proj, k_proj and v_proj (nn.Linear each); torch.cat([m.q_proj.bias, m.k_proj.bias, m.v_proj.bias]) is nn.MultiheadAttention's in_proj_bias",
     embed_dim="course_lib calls the model width d_model: m.d_model",

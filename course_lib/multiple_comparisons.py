@@ -22,6 +22,7 @@ from numbers import Real
 import numpy as np
 
 from course_lib._foreign_names import explains_bad_calls
+from course_lib._validate import warn_user
 
 __all__ = ["holm", "significant"]
 
@@ -162,8 +163,19 @@ def significant(adjusted: PValues, *, alpha: float = 0.05) -> PValues:
 
     Raises:
         ValueError: ``alpha`` outside ``(0, 1)``; ``adjusted`` as in :func:`holm`.
+
+    Warns:
+        UserWarning: ``alpha >= 0.5``, a confidence level (0.95) where the error rate goes.
     """
     if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be a level in (0, 1), e.g. 0.05, got {alpha!r}")
     keys, values = _values(adjusted, "adjusted")
+    if alpha >= 0.5:
+        warn_user(
+            f"significant(alpha={alpha:g}): alpha is the family-wise error rate, the chance "
+            f"allowed of a false 'significant', not a confidence level: alpha={alpha:g} calls "
+            f"nearly everything significant. For {alpha:.0%} confidence pass "
+            f"alpha={1 - alpha:.2g} (1 - {alpha:g}), e.g. the usual alpha=0.05",
+            UserWarning,
+        )
     return _like(adjusted, keys, [p <= alpha for p in values])

@@ -7,7 +7,6 @@ Nothing here changes matplotlib's global style. In a notebook, assign the result
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
@@ -15,11 +14,13 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from course_lib._validate import check_positive_int, check_type, type_name
+from course_lib._foreign_names import explains_bad_calls
+from course_lib._validate import check_positive_int, check_type, type_name, warn_user
 
 __all__ = ["plot_losses", "attention_heatmap", "attention_heatmaps", "plot_query_keys", "to_numpy"]
 
 
+@explains_bad_calls()
 def to_numpy(x) -> np.ndarray:
     """A NumPy array of a tensor (detached, on the CPU) or of anything array-like (a list
     of tensors too)."""
@@ -82,21 +83,24 @@ def _check_scale(w: np.ndarray, name: str, top: float | None) -> None:
     """Warn about weights a heatmap would draw wrongly: NaN (blank cells) and values outside
     the colour scale ``[0, top]`` (drawn as its end colours)."""
     if np.isnan(w).any():
-        warnings.warn(
+        warn_user(
             f"{name} contains NaN, drawn as blank cells: a query whose every key is masked?",
-            stacklevel=3,
+            UserWarning,
         )
     low, high = np.nanmin(w, initial=0.0), np.nanmax(w, initial=0.0)
     if low < -1e-6 or (top is not None and high > top * (1 + 1e-6) + 1e-6):
         scale = f"[0, {top:g}]" if top is not None else "[0, max]"
-        warnings.warn(
+        warn_user(
             f"{name} holds values from {low:.3g} to {high:.3g}, outside the colour scale "
             f"{scale}: they are drawn as its end colours. Attention weights lie in [0, 1]; "
             "are these scores before the softmax?",
-            stacklevel=3,
+            UserWarning,
         )
 
 
+@explains_bad_calls(
+    yscale="plot_losses takes logy=: logy=False for a linear loss axis, logy=True (the default) for a log one"
+)
 def plot_losses(
     curves: Mapping[str, Sequence[float]],
     title: str = "Loss per epoch",
@@ -118,7 +122,8 @@ def plot_losses(
 
     Raises:
         TypeError: ``curves`` that is not a dict (one list of losses: name it), a curve
-            that is not numbers (loss tensors of many elements, a str), or a ``figsize``
+            that is not numbers (loss tensors of many elements, a str), a ``title`` or
+            ``ylabel`` that is not a str (``logy`` passed positionally), or a ``figsize``
             that is not a (width, height) pair.
         ValueError: no curves, or a curve without values.
 
@@ -134,22 +139,34 @@ def plot_losses(
     )
     if not curves:
         raise ValueError("curves is empty: pass e.g. {'training': trainer.losses}")
+    for name, label, what in (("title", title, "the title"), ("ylabel", ylabel, "the axis label")):
+        if isinstance(label, str):
+            continue
+        flag = ""
+        if isinstance(label, (bool, np.bool_)):
+            before = f"{title!r}, " if name == "ylabel" else ""
+            flag = (
+                f" A switch given positionally? The order is plot_losses(curves, title, "
+                f"ylabel, logy): pass logy by name, plot_losses(curves, {before}"
+                f"logy={bool(label)})"
+            )
+        raise TypeError(f"{name} must be a str, {what}, got {type_name(label)} {label!r}.{flag}")
     checked = {name: _curve(name, values) for name, values in curves.items()}
     for name, values in checked.items():
         if not values:
             raise ValueError(f"the curve {name!r} has no values: train for an epoch first")
         a = np.asarray(values)
         if not np.all(np.isfinite(a)):
-            warnings.warn(
+            warn_user(
                 f"the curve {name!r} holds NaN or infinite losses (did the run diverge?): "
                 "they are not drawn",
-                stacklevel=2,
+                UserWarning,
             )
         if logy and np.any(a[np.isfinite(a)] <= 0):
-            warnings.warn(
+            warn_user(
                 f"the curve {name!r} holds values <= 0, which a log axis cannot draw: pass "
                 "logy=False",
-                stacklevel=2,
+                UserWarning,
             )
     fig, ax = plt.subplots(figsize=_figsize(figsize, "(8, 4)"))
     for name, values in checked.items():
@@ -235,6 +252,10 @@ def _weights_2d(weights, name: str = "weights") -> np.ndarray:
     return w
 
 
+@explains_bad_calls(
+    xticklabels="course_lib calls seaborn's xticklabels x_labels= and its yticklabels y_labels=",
+    yticklabels="course_lib calls seaborn's xticklabels x_labels= and its yticklabels y_labels=",
+)
 def attention_heatmap(
     weights,
     x_labels: Sequence[str] | None = None,
@@ -290,6 +311,12 @@ def attention_heatmap(
     return fig
 
 
+@explains_bad_calls(
+    xticklabels="course_lib calls seaborn's xticklabels x_labels= and its yticklabels y_labels=",
+    yticklabels="course_lib calls seaborn's xticklabels x_labels= and its yticklabels y_labels=",
+    ncols="course_lib calls it n_cols=",
+    nrows="attention_heatmaps takes no nrows: the rows follow from n_cols= and the number of matrices",
+)
 def attention_heatmaps(
     weights,
     titles: Sequence[str] | None = None,
@@ -365,6 +392,7 @@ def attention_heatmaps(
     return fig
 
 
+@explains_bad_calls()
 def plot_query_keys(
     query,
     keys,

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from course_lib._foreign_names import explain_config, explains_bad_calls
+from course_lib._foreign_names import explain_config, explains_bad_calls, explains_class
 from course_lib._validate import (
+    AttentionWeights,
     check_positive_int,
     check_sequence,
     check_type,
@@ -62,6 +63,7 @@ class SelfAttentionConfig:
     start: str = "last"  # first decoder input: "last" source point, or "origin" (0, ..., 0)
 
 
+@explains_class
 class SelfAttentionEncoderDecoder(nn.Module):
     """Encoder-decoder made of attention layers only, for sequences of points.
 
@@ -229,4 +231,4 @@ class SelfAttentionEncoderDecoder(nn.Module):
             predictions = inputs[:, 1:]  # drop the start point: (B, T, F)
         if not need_weights:
             return predictions
-        return predictions, {"encoder": enc_weights, **dec_weights}
+        return predictions, AttentionWeights(encoder=enc_weights, **dec_weights)

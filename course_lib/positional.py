@@ -18,7 +18,7 @@ import numbers
 import torch
 from torch import Tensor, nn
 
-from course_lib._foreign_names import explains_bad_calls
+from course_lib._foreign_names import explains_bad_calls, explains_class
 from course_lib._validate import (
     check_non_negative_int,
     check_positive_int,
@@ -30,6 +30,7 @@ from course_lib._validate import (
 __all__ = ["sinusoidal_encoding", "PositionalEncoding"]
 
 
+@explains_bad_calls()
 def sinusoidal_encoding(max_len: int, d_model: int, base: float = 10000.0) -> Tensor:
     """The ``(max_len, d_model)`` table of sine/cosine encodings (float32).
 
@@ -61,6 +62,7 @@ def _check_base(base: object, name: str = "base") -> None:
         raise ValueError(f"{name} must be above 1 (10000 in the paper), got {base!r}")
 
 
+@explains_class
 class PositionalEncoding(nn.Module):
     """Scale the input by ``sqrt(d_model)`` and add the sinusoidal encoding of each position.
 

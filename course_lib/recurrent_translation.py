@@ -34,13 +34,14 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from course_lib._foreign_names import explain_config
+from course_lib._foreign_names import explain_config, explains_bad_calls, explains_class
 from course_lib._validate import (
     check_decoding_step,
     check_dropout,
     check_positive_int,
     check_source,
     check_target,
+    check_vocab_size,
     checked,
     nested,
     shape_str,
@@ -82,11 +83,14 @@ class RecurrentConfig:
                 f"attention must be one of {ATTENTION} ('none': Chapter 1's GRU decoder, "
                 f"'bahdanau': Chapter 2's attention decoder), got {self.attention!r}"
             )
-        for name in ("src_vocab", "tgt_vocab", "embed_dim", "hidden_dim", "max_len"):
+        for name in ("src_vocab", "tgt_vocab"):
+            check_vocab_size(getattr(self, name), name)
+        for name in ("embed_dim", "hidden_dim", "max_len"):
             check_positive_int(getattr(self, name), name)
         check_dropout(self.dropout)
 
 
+@explains_class
 class RecurrentState(NamedTuple):
     """What recurrent decoding carries from step to step.
 
@@ -126,6 +130,9 @@ def _source_lengths(src_key_padding_mask: Tensor) -> Tensor:
     return lengths
 
 
+@explains_class(
+    generate="course_lib decodes with the functions of course_lib.decoding, not a method: greedy_decode(model, src, max_new_tokens=10), beam_search(model, src, beam_size=4), or translate(model, sentences, src_vocab, tgt_vocab) for sentences"
+)
 class RecurrentTranslator(nn.Module):
     """GRU encoder-decoder over token ids, with or without Bahdanau attention.
 
@@ -206,6 +213,9 @@ class RecurrentTranslator(nn.Module):
         cache = cache._replace(hidden=hidden, length=cache.length + tokens.shape[1])
         return logits, cache, (weights if need_weights else None)
 
+    @explains_bad_calls(
+        output_attentions="course_lib says need_weights=True: logits, weights = model(src, tgt_in, need_weights=True)"
+    )
     def forward(
         self, src: Tensor, tgt_in: Tensor, *, need_weights: bool = False
     ) -> Tensor | tuple[Tensor, Tensor | None]:

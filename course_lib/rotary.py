@@ -35,6 +35,7 @@ from course_lib.positional import _check_base
 __all__ = ["rotary_angles", "apply_rotary"]
 
 
+@explains_bad_calls()
 def rotary_angles(
     num_positions: int,
     head_dim: int,

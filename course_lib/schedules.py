@@ -61,6 +61,11 @@ def _check_optimizer(optimizer: object) -> None:
             )
 
 
+@explains_bad_calls(
+    d_model="warmup_inverse_sqrt takes no d_model: its peak is the optimizer's own learning rate (lr), reached at step warmup. The Annotated Transformer's rate, factor * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5), is this schedule with lr=factor * d_model ** -0.5 * warmup ** -0.5",
+    warmup_steps="course_lib calls it warmup=",
+    num_warmup_steps="course_lib calls it warmup=",
+)
 def warmup_inverse_sqrt(optimizer: torch.optim.Optimizer, warmup: int) -> LambdaLR:
     """Linear warm-up to the base rate at step ``warmup``, then ``sqrt(warmup / step)``.
 
@@ -80,7 +85,10 @@ def warmup_inverse_sqrt(optimizer: torch.optim.Optimizer, warmup: int) -> Lambda
 
 
 @explains_bad_calls(
-    missing="warmup_cosine(optimizer, warmup, total) builds the scheduler itself: scheduler = warmup_cosine(optimizer, warmup=..., total=...), not LambdaLR(optimizer, warmup_cosine)"
+    missing="warmup_cosine(optimizer, warmup, total) builds the scheduler itself: scheduler = warmup_cosine(optimizer, warmup=..., total=...), not LambdaLR(optimizer, warmup_cosine)",
+    warmup_steps="course_lib calls it warmup=",
+    num_warmup_steps="course_lib calls it warmup=",
+    num_training_steps="course_lib calls it total= (the optimiser steps of the whole training)",
 )
 def warmup_cosine(
     optimizer: torch.optim.Optimizer, warmup: int, total: int, floor: float = 0.0

@@ -33,7 +33,7 @@ from torch import Tensor, nn
 from course_lib._foreign_names import (
     explain_config,
     explains_bad_calls,
-    explains_foreign_attributes,
+    explains_class,
 )
 from course_lib._validate import (
     check_hidden,
@@ -70,6 +70,7 @@ class Seq2SeqConfig:
             raise ValueError(f"teacher_forcing_prob is a probability in [0, 1], got {p!r}")
 
 
+@explains_class
 class Encoder(nn.Module):
     """A GRU that reads the source and returns every hidden state and the final one.
 
@@ -81,6 +82,11 @@ class Encoder(nn.Module):
         source ``(B, S, F)`` -> states ``(B, S, H)``, final ``(1, B, H)``.
     """
 
+    @explains_bad_calls(
+        input_size="course_lib's Encoder calls nn.GRU's input_size n_features= and its hidden_size hidden_dim=: Encoder(n_features=..., hidden_dim=...)",
+        hidden_size="course_lib's Encoder calls nn.GRU's input_size n_features= and its hidden_size hidden_dim=: Encoder(n_features=..., hidden_dim=...)",
+        batch_first="course_lib's Encoder is always batch-first: source (B, S, F), so leave batch_first out",
+    )
     def __init__(self, n_features: int, hidden_dim: int) -> None:
         super().__init__()
         self.n_features = check_positive_int(n_features, "n_features")
@@ -100,7 +106,7 @@ class Encoder(nn.Module):
         return states, final
 
 
-@explains_foreign_attributes(
+@explains_class(
     init_hidden=(
         "course_lib's decoders keep no state: pass the hidden state to each step, "
         "decoder(x, hidden) with states, hidden = encoder(source), and keep the hidden "
@@ -177,6 +183,7 @@ class DecoderStep(nn.Module):
         )
 
 
+@explains_class
 class Decoder(DecoderStep):
     """A GRU plus a linear layer, ``output``, that turns each hidden state into a point.
 
@@ -211,7 +218,7 @@ class Decoder(DecoderStep):
         return self.output(outputs), hidden, None  # (B, T, F)
 
 
-@explains_foreign_attributes(
+@explains_class(
     alphas=(
         "course_lib's models return their attention weights instead of keeping them: "
         "predictions, weights = model(source, need_weights=True)"
@@ -295,6 +302,10 @@ class EncoderDecoder(nn.Module):
             config.teacher_forcing_prob,
         )
 
+    @explains_bad_calls(
+        teacher_forcing_ratio="course_lib sets teacher forcing on the model, not per call: EncoderDecoder(encoder, decoder, target_len, teacher_forcing_prob=0.5), or model.teacher_forcing_prob = 0.5; it applies in training mode when target is given",
+        output_attentions="course_lib says need_weights=True: predictions, weights = model(source, need_weights=True)",
+    )
     def forward(
         self,
         source: Tensor,
@@ -306,7 +317,7 @@ class EncoderDecoder(nn.Module):
         check_sequence(source, "source")
         use_target = self.training and target is not None
         if use_target:
-            check_sequence(target, "target", source.shape[-1])
+            check_sequence(target, "target", source.shape[-1], of="source")
             expected = (source.shape[0], self.target_len, source.shape[-1])
             if tuple(target.shape) != expected:
                 raise ValueError(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from course_lib._foreign_names import explains_class
 from course_lib._validate import check_positive_int, checked
 from course_lib.attention import AdditiveAttention, Attention
 from course_lib.seq2seq import DecoderStep
@@ -27,6 +28,7 @@ from course_lib.seq2seq import DecoderStep
 __all__ = ["AttentionDecoder", "BahdanauDecoder"]
 
 
+@explains_class
 class AttentionDecoder(DecoderStep):
     """GRU decoder with attention after each step (the lecture's ``DecoderAttn``).
 
@@ -69,6 +71,7 @@ class AttentionDecoder(DecoderStep):
         return out, hidden, weights
 
 
+@explains_class
 class BahdanauDecoder(DecoderStep):
     """GRU decoder with Bahdanau attention: attend first, then step.
 

@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 from torch.utils.data import TensorDataset
 
 from course_lib._foreign_names import explains_bad_calls
-from course_lib._validate import check_positive_int, check_seed, type_name
+from course_lib._validate import check_positive_int, check_seed, type_name, warn_user
 from course_lib.plots import to_numpy
 
 __all__ = [
@@ -62,6 +62,19 @@ def _points(x, name: str) -> np.ndarray:
             f"returns (points, directions), unpack it first: points, directions = "
             "make_squares(...)"
         )
+    if (
+        isinstance(x, tuple)
+        and len(x) == 2
+        and np.ndim(x[0]) == 3
+        and (x[1] is None or isinstance(x[1], (torch.Tensor, dict)))
+    ):
+        second = "None" if x[1] is None else type_name(x[1])
+        raise TypeError(
+            f"{name} is a tuple of 2, a tensor {tuple(np.shape(x[0]))} and {second}: the "
+            "(predictions, weights) pair that a model or trainer.predict returns with "
+            "need_weights=True. Unpack it first: predictions, weights = "
+            f"trainer.predict(source, need_weights=True), and pass predictions as {name}"
+        )
     try:
         return to_numpy(x).astype(float)
     except ValueError as err:
@@ -73,6 +86,7 @@ def _points(x, name: str) -> np.ndarray:
         raise TypeError(f"{name} must hold numbers, got {type_name(x)}: {err}") from err
 
 
+@explains_bad_calls()
 def make_squares(
     n: int = 128,
     seed: int = 13,
@@ -96,8 +110,12 @@ def make_squares(
 
     Raises:
         TypeError: ``n`` or ``noise`` that is not a number, ``rng`` that is not a NumPy
-            generator, a ``seed`` that is not an integer.
+            generator, a ``seed`` that is not an integer (a NumPy generator goes to ``rng=``).
         ValueError: ``n`` below 1, a negative or NaN ``noise``, a negative ``seed``.
+
+    Warns:
+        UserWarning: both ``seed`` (other than its default) and ``rng`` given: ``rng`` draws
+            the numbers and ``seed`` is ignored.
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise TypeError(f"n must be the number of sequences, an int, got {type_name(n)}")
@@ -109,8 +127,22 @@ def make_squares(
         raise ValueError("noise is NaN")
     if noise < 0:
         raise ValueError(f"noise is a standard deviation and cannot be negative, got {noise}")
+    generators = (np.random.Generator, np.random.RandomState)
+    if isinstance(seed, generators):
+        raise TypeError(
+            f"seed must be an integer, got a NumPy {type(seed).__name__}: a generator goes to "
+            f"rng=, make_squares({n}, rng=np.random.default_rng(13)); seed= takes the "
+            f"integer of the lecture's RandomState, make_squares({n}, seed=13)"
+        )
     if rng is None:
         rng = np.random.RandomState(check_seed(seed))
+    elif isinstance(rng, generators) and seed != 13:  # 13: seed's default, not given
+        warn_user(
+            f"make_squares got both seed={seed!r} and rng=: the numbers are drawn from rng, "
+            f"and seed is ignored (it does not seed rng). Pass one of them: seed={seed!r} "
+            f"alone (the lecture's RandomState), or rng=np.random.default_rng({seed!r}) alone",
+            UserWarning,
+        )
     if isinstance(rng, np.random.Generator):
         starts = rng.integers(4, size=n)
         directions = rng.integers(2, size=n)
@@ -132,6 +164,7 @@ def make_squares(
     return points, directions.astype(np.int64)
 
 
+@explains_bad_calls()
 def square_walks() -> tuple[np.ndarray, np.ndarray]:
     """The 8 noise-free sequences: 4 starting corners, clockwise then counter-clockwise.
 
@@ -144,6 +177,7 @@ def square_walks() -> tuple[np.ndarray, np.ndarray]:
     return np.stack(clockwise + counter), directions
 
 
+@explains_bad_calls()
 def signed_area(points: np.ndarray | torch.Tensor) -> np.ndarray:
     """Shoelace area of each closed polygon: positive counter-clockwise, negative clockwise.
 
@@ -189,6 +223,7 @@ def split_source_target(
     return seq[:, :source_len], seq[:, source_len:]
 
 
+@explains_bad_calls()
 def seq2seq_datasets(
     train_points: np.ndarray, test_points: np.ndarray, source_len: int = 2
 ) -> tuple[TensorDataset, TensorDataset]:
@@ -226,6 +261,7 @@ def seq2seq_datasets(
     )
 
 
+@explains_bad_calls()
 def nearest_corner(points: np.ndarray | torch.Tensor) -> np.ndarray:
     """Index (0-3, into :data:`CORNERS`) of the corner nearest to each point.
 
@@ -242,6 +278,7 @@ def nearest_corner(points: np.ndarray | torch.Tensor) -> np.ndarray:
     return dist.argmin(axis=-1)
 
 
+@explains_bad_calls()
 def corner_accuracy(
     predicted: np.ndarray | torch.Tensor, target: np.ndarray | torch.Tensor
 ) -> float:
@@ -251,6 +288,7 @@ def corner_accuracy(
     right corner, 0.25 is what guessing a corner at random would give.
 
     Raises:
+        TypeError: the ``(predictions, weights)`` pair of ``need_weights=True`` not unpacked.
         ValueError: ``predicted`` and ``target`` of different shapes (the whole sequences
             instead of the target: :func:`split_source_target` gives the target).
     """
@@ -315,6 +353,7 @@ def _draw_square(ax, source, target, predicted, direction, source_len: int) -> N
     ax.set_yticks([-1, 0, 1])
 
 
+@explains_bad_calls()
 def plot_squares(
     points,
     directions,
@@ -341,7 +380,8 @@ def plot_squares(
         panel_size: size of one panel in inches.
 
     Raises:
-        TypeError: the ``(points, directions)`` pair as ``points``.
+        TypeError: the ``(points, directions)`` pair as ``points``; a number as ``predicted``
+            (``n_cols`` passed third, positionally).
         ValueError: points that are not ``(N, L, 2)`` or are empty, directions that are not
             ``(N,)`` labels 0 and 1 (predictions go in ``predicted=``), predictions of the
             wrong shape, a ``source_len`` that leaves no target, or ``n_cols`` below 1.
@@ -368,6 +408,13 @@ def plot_squares(
     if source_len >= pts.shape[1]:
         raise ValueError(
             f"source_len={source_len} leaves no target in sequences of {pts.shape[1]} points"
+        )
+    if isinstance(predicted, (bool, int, float, np.integer, np.floating)):
+        raise TypeError(
+            f"predicted must be the predicted targets, an array or tensor (N, L - source_len, "
+            f"2), got {type_name(predicted)} {predicted!r}: the third positional argument of "
+            f"plot_squares(points, directions, predicted) is predicted. Pass the other "
+            f"settings by keyword, e.g. plot_squares(points, directions, n_cols={predicted!r})"
         )
     pred = None if predicted is None else _points(predicted, "predicted")
     if pred is not None and pred.shape != (len(pts), pts.shape[1] - source_len, 2):

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from course_lib._foreign_names import not_subscriptable
+from course_lib._foreign_names import explains_bad_calls, explains_class, not_subscriptable
 from course_lib._validate import check_positive_int, check_seed, check_type, type_name
 from course_lib.datafiles import ENG_FRA, DataFileError, load_text, read_text
 
@@ -67,6 +67,7 @@ _SPLIT_OFF = re.compile(r"([.!?])")
 _NON_LETTERS = re.compile(r"[^a-zA-Z!?]+")
 
 
+@explains_bad_calls()
 def normalize(text: str) -> str:
     """Lower-case ASCII words, with ``!`` and ``?`` as tokens of their own.
 
@@ -95,6 +96,7 @@ def normalize(text: str) -> str:
     return _NON_LETTERS.sub(" ", spaced).strip()
 
 
+@explains_bad_calls()
 def parse_pairs(text: str, source: str = "eng-fra.txt") -> list[tuple[str, str]]:
     """``(english, french)`` pairs from the file's text, exactly as written (not normalised).
 
@@ -146,6 +148,13 @@ def _pair_list(pairs: object, name: str = "pairs", order: str = "(source, target
             and isinstance(pair[1], str)
         ):
             continue
+        if _index_groups(pairs):
+            raise TypeError(
+                f"{name} must be {what}, but it holds lists of integers, item {k} "
+                f"{pair!r}: the groups that sentence_groups returns (indices into the pairs), "
+                f"not the pairs. Pass the sentence pairs themselves, e.g. split_pairs(pairs, "
+                f"seed=0), which forms the groups itself"
+            )
         if isinstance(pair, str):
             fix = "single sentences, not pairs: pass the pairs themselves"
         elif isinstance(pair, (tuple, list)) and len(pair) == 2:
@@ -154,6 +163,19 @@ def _pair_list(pairs: object, name: str = "pairs", order: str = "(source, target
             fix = "each pair is a tuple of two sentences"
         raise TypeError(f"{name} must be {what}, but item {k} is {type_name(pair)}: {fix}")
     return pairs
+
+
+def _index_groups(items: list) -> bool:
+    """``items`` is a list of lists of integers that together number ``0 .. n - 1`` once
+    each: the groups :func:`sentence_groups` returns (read only when a check has failed)."""
+    indices: list = []
+    for group in items:
+        if not isinstance(group, (list, tuple)) or not group:
+            return False
+        if not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in group):
+            return False
+        indices.extend(group)
+    return sorted(indices) == list(range(len(indices)))
 
 
 def _explain_nothing_kept(pairs: list, prefixes: tuple[str, ...]) -> None:
@@ -176,6 +198,7 @@ def _explain_nothing_kept(pairs: list, prefixes: tuple[str, ...]) -> None:
         )
 
 
+@explains_bad_calls()
 def tutorial_filter(
     pairs: Sequence[tuple[str, str]],
     max_words: int = 10,
@@ -221,6 +244,7 @@ def tutorial_filter(
     return kept
 
 
+@explains_bad_calls()
 def load_pairs(path: str | Path | None = None, *, reverse: bool = True) -> list[tuple[str, str]]:
     """The course's sentence pairs: read, normalised, filtered; ``(source, target)``.
 
@@ -259,6 +283,7 @@ def load_pairs(path: str | Path | None = None, *, reverse: bool = True) -> list[
     return [(fra, eng) for eng, fra in kept] if reverse else kept
 
 
+@explains_class
 @dataclass(frozen=True)
 class Split:
     """Training, validation and test pairs; no sentence of one split occurs in another."""
@@ -275,6 +300,7 @@ class Split:
     )
 
 
+@explains_bad_calls()
 def sentence_groups(pairs: Sequence[tuple[str, str]]) -> list[list[int]]:
     """Indices of ``pairs`` grouped so that pairs sharing a sentence are in one group.
 
@@ -307,6 +333,7 @@ def sentence_groups(pairs: Sequence[tuple[str, str]]) -> list[list[int]]:
     return list(groups.values())
 
 
+@explains_bad_calls()
 def group_labels(pairs: Sequence[tuple[str, str]]) -> list[int]:
     """One label per pair: the number of its group in :func:`sentence_groups`.
 
@@ -345,6 +372,12 @@ def _check_fractions(fractions: object) -> None:
         )
 
 
+@explains_bad_calls(
+    random_state="split_pairs calls scikit-learn's random_state seed=: split_pairs(pairs, seed=0)",
+    test_size="split_pairs takes the three shares as fractions=(train, validation, test), e.g. fractions=(0.8, 0.1, 0.1)",
+    train_size="split_pairs takes the three shares as fractions=(train, validation, test), e.g. fractions=(0.8, 0.1, 0.1)",
+    shuffle="split_pairs always shuffles (whole groups of sentences, in an order set by seed=)",
+)
 def split_pairs(
     pairs: Sequence[tuple[str, str]],
     seed: int = 0,

@@ -23,7 +23,6 @@ import os
 import secrets
 import sys
 import time
-import warnings
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
@@ -31,10 +30,11 @@ import torch
 from torch import Tensor, nn
 from tqdm.std import tqdm
 
-from course_lib._foreign_names import explains_bad_calls
+from course_lib._foreign_names import explains_bad_calls, explains_class
 from course_lib._train_checks import (
     _check_batch_items,
     _check_checkpoint,
+    _check_class_target,
     _check_hook,
     _check_ignore_index,
     _check_inputs,
@@ -51,6 +51,7 @@ from course_lib._train_checks import (
     _check_scheduler,
     _explain_loss_error,
     _explain_model_call,
+    _explain_model_failure,
     _nan_loss_message,
     _parse_device,
     _warn_ignore_index_on_floats,
@@ -62,12 +63,14 @@ from course_lib._validate import (
     check_type,
     shape_str,
     type_name,
+    warn_user,
 )
 
 __all__ = ["default_device", "clock", "evaluating", "Trainer"]
 
 
 @functools.lru_cache(maxsize=1)
+@explains_bad_calls()
 def default_device() -> torch.device:
     """The device every chapter uses: the first GPU if there is one, else the CPU.
 
@@ -84,6 +87,7 @@ def default_device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
+@explains_bad_calls()
 def clock(device: torch.device | str) -> float:
     """A clock for training time: CPU seconds of this process on the CPU (what one thread
     spends, whatever else the machine runs), wall seconds on a GPU (after waiting for the
@@ -94,6 +98,7 @@ def clock(device: torch.device | str) -> float:
     return time.process_time()
 
 
+@explains_bad_calls()
 @contextlib.contextmanager
 def evaluating(model: nn.Module) -> Iterator[nn.Module]:
     """Eval mode and no gradients inside the ``with`` block; the model's train/eval mode is
@@ -130,6 +135,7 @@ def _to(obj, device: torch.device):
 # -- checks of the arguments, once per call ----------------------------------------------
 
 
+@explains_class
 class Trainer:
     """Fit a model with an optimizer and keep its loss history.
 
@@ -159,6 +165,11 @@ class Trainer:
             (it needs the validation loss: step it yourself), a device that is not
             available, a ``clip_grad_norm`` that is not positive.
 
+    Warns:
+        UserWarning: a ``StepLR``, ``MultiStepLR`` or ``ExponentialLR`` set up in epochs
+            (a ``step_size`` or last milestone below 100, a ``gamma`` below 0.99): the
+            Trainer steps it after every batch.
+
     Attributes:
         losses: mean training loss of every epoch (per sample, or per token).
         val_losses: mean validation loss of every epoch, when a validation loader is given.
@@ -169,6 +180,13 @@ class Trainer:
             after this epoch (a time budget, early stopping).
     """
 
+    @explains_bad_calls(
+        max_grad_norm="course_lib calls it clip_grad_norm=: Trainer(model, loss_fn, optimizer, device, clip_grad_norm=1.0)",
+        gradient_clip_val="course_lib calls it clip_grad_norm=: Trainer(model, loss_fn, optimizer, device, clip_grad_norm=1.0)",
+        lr_scheduler="course_lib calls it scheduler=",
+        epochs="the number of epochs goes to fit, not to the Trainer: trainer.fit(train_loader, val_loader, epochs=10)",
+        num_epochs="the number of epochs goes to fit, not to the Trainer: trainer.fit(train_loader, val_loader, epochs=10)",
+    )
     def __init__(
         self,
         model: nn.Module,
@@ -278,11 +296,16 @@ class Trainer:
                     _check_batch_items(inputs, target)
                     if check:
                         _warn_ignore_index_on_floats(self.ignore_index, target)
+                        _check_class_target(self.loss_fn, target)
                 with autocast:
                     try:
                         output = self.model(*inputs)
                     except TypeError as err:
                         _explain_model_call(err, self.model, inputs)
+                        raise
+                    except RuntimeError as err:
+                        if first and check:
+                            _explain_model_failure(err, inputs, target)
                         raise
                     self._check_output(output, target)
                     try:
@@ -307,6 +330,9 @@ class Trainer:
             )
         return total / count
 
+    @explains_bad_calls(
+        positional="evaluate takes one loader of (inputs, target) batches, as fit does, not x and y: trainer.evaluate(DataLoader(TensorDataset(source, target), batch_size=64))"
+    )
     def evaluate(self, loader: Iterable) -> float:
         """Mean loss per sample over ``loader``, in eval mode and without gradients.
 
@@ -361,11 +387,16 @@ class Trainer:
                 an ``on_epoch_end`` that is not callable, cannot take the trainer as its one
                 argument (checked before training), or returns neither a dict nor None;
                 batches whose inputs do not fit the model's ``forward`` (a dataset without
-                its target: the last item of a batch is the target).
+                its target: the last item of a batch is the target); a ``DataLoader`` over
+                encoded id pairs (use :class:`~course_lib.vocab.PairBatches`).
             ValueError: ``epochs`` not a positive integer, a bad seed, a loader without
                 batches (an empty dataset), the model moved off the Trainer's device, a loss
                 that is not one number or has no gradient, PyTorch's cross-entropy given
-                ``(B, T, V)`` scores (use ``translation_loss``, or flatten them).
+                ``(B, T, V)`` scores (use ``translation_loss``, or flatten them), PyTorch's
+                cross-entropy given a float target outside [0, 1] (a regression target).
+            RuntimeError: a shape error inside the model on the first batch: the message
+                says how the batch was split into inputs and target (PyTorch's error is
+                its cause).
             FloatingPointError: an epoch's training or validation loss is NaN (or
                 infinite): NaN in the data, or a training that diverged. The message says
                 whether the data holds NaN (and where); the epoch's loss is kept in
@@ -443,12 +474,12 @@ class Trainer:
         (one step at 0, the last of a cosine that ends there, is expected)."""
         idle = sum(float(lr) == 0.0 for lr in rates)
         if idle > 1:
-            warnings.warn(
+            warn_user(
                 f"{idle} of this fit's {len(rates)} optimiser steps ran with a learning "
                 "rate of 0 and changed nothing: the schedule ended before the training. A "
                 "schedule counts optimiser steps, not epochs: total = epochs * "
                 "len(train_loader)",
-                stacklevel=3,
+                UserWarning,
             )
 
     def predict(self, *inputs: Tensor, **kwargs):
@@ -458,7 +489,8 @@ class Trainer:
         train/eval mode is restored afterwards.
 
         Raises:
-            TypeError: an input is a DataLoader or dataset, a NumPy array, or a list.
+            TypeError: an input is a DataLoader or dataset, a NumPy array, or a list; a bool
+                after the first input (``need_weights`` passed positionally).
             ValueError: the model was moved off the Trainer's device.
         """
         _check_inputs(inputs)

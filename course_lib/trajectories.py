@@ -25,13 +25,11 @@ fixes, ``T`` future fixes, ``F`` features.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import torch
 from torch.utils.data import TensorDataset
 
-from course_lib._foreign_names import explains_bad_calls, explains_foreign_attributes
+from course_lib._foreign_names import explains_bad_calls, explains_class
 from course_lib._trajectory_checks import FittedMethod as _FittedMethod
 from course_lib._trajectory_checks import pair as _pair
 from course_lib._trajectory_checks import refuse_pair as _refuse_pair
@@ -78,6 +76,7 @@ _UNPACK = (
 )
 
 
+@explains_bad_calls()
 def relative_metres(observed, future=None):
     """``[east, north]`` metres of every fix from the last observed one.
 
@@ -110,6 +109,7 @@ def relative_metres(observed, future=None):
     return source, to_local(ahead[..., :2], origin)
 
 
+@explains_bad_calls()
 def time_deltas(track) -> np.ndarray:
     """Seconds between consecutive fixes, ``(N, L, 3) -> (N, L - 1)``; an error if time runs back.
 
@@ -124,7 +124,7 @@ def time_deltas(track) -> np.ndarray:
     return deltas
 
 
-@explains_foreign_attributes(
+@explains_class(
     fit_transform=(
         "scikit-learn's fit_transform is two steps here: scaler = Standardizer.fit(train_x), "
         "then scaler.transform(x) for any split"
@@ -213,7 +213,7 @@ class Standardizer:
         return self._check(x) * self.std + self.mean
 
 
-@explains_foreign_attributes(
+@explains_class(
     transform=(
         "the features' scikit-learn-like transform is encode: source, target = "
         "features.encode(observed, future), or features.encode(observed)"
@@ -277,6 +277,7 @@ class TrajectoryFeatures:
         return from_local(pred, seen[:, -1:, :2])  # metres from the last fix -> degrees
 
 
+@explains_bad_calls()
 def trajectory_datasets(
     features: TrajectoryFeatures, train, valid, *, teacher_forcing: bool = True
 ):
@@ -289,8 +290,9 @@ def trajectory_datasets(
     ``(source, target)``, so the model never sees the answer.
 
     Raises:
-        TypeError: ``features`` that is not a fitted :class:`TrajectoryFeatures`, or
-            ``train`` or ``valid`` that is not an ``(observed, future)`` pair.
+        TypeError: ``features`` that is not a fitted :class:`TrajectoryFeatures`,
+            ``train`` or ``valid`` that is not an ``(observed, future)`` pair, or a
+            ``teacher_forcing`` that is not True or False (a probability belongs to the model).
     """
     check_type(
         features,
@@ -299,6 +301,14 @@ def trajectory_datasets(
         "a fitted TrajectoryFeatures",
         "Fit it on the training split: TrajectoryFeatures.fit(*train).",
     )
+    if not isinstance(teacher_forcing, (bool, np.bool_)):
+        raise TypeError(
+            f"teacher_forcing must be True or False, a switch, got {type_name(teacher_forcing)} "
+            f"{teacher_forcing!r}: True hands the target to the model as an input (items "
+            "(source, target, target)); how often the model then uses it is the model's "
+            "teacher_forcing_prob, e.g. Seq2SeqConfig(teacher_forcing_prob=0.5). Pass "
+            "teacher_forcing=True here and the probability to the model"
+        )
     source, target = features.encode(*_pair(train, "train"))
     val_source, val_target = features.encode(*_pair(valid, "valid"))
     inputs = (source, target) if teacher_forcing else (source,)
@@ -324,15 +334,16 @@ def _errors(predicted, true) -> np.ndarray:
         )
     d = haversine(p[..., :2], t[..., :2])
     if np.median(d) > _FAR_M:
-        warnings.warn(
+        warn_user(
             f"predicted is {np.median(d) / 1000:.0f} km from true (median): are the "
             "predictions still in model units? Turn them into positions first, "
             "features.to_latlon(predicted, observed)",
-            stacklevel=3,
+            UserWarning,
         )
     return d
 
 
+@explains_bad_calls()
 def displacement_errors(predicted, true) -> np.ndarray:
     """Distance in metres between predicted and true positions, ``(N, T, >=2) -> (N, T)``.
 
@@ -347,6 +358,7 @@ def displacement_errors(predicted, true) -> np.ndarray:
     return _errors(predicted, true)
 
 
+@explains_bad_calls()
 def ade_fde(predicted, true) -> tuple[float, float]:
     """Average and final displacement errors in metres, averaged over trajectories (checks
     and warnings: :func:`displacement_errors`)."""
@@ -354,6 +366,7 @@ def ade_fde(predicted, true) -> tuple[float, float]:
     return float(d.mean()), float(d[:, -1].mean())
 
 
+@explains_bad_calls()
 def stay(observed, horizon: int) -> np.ndarray:
     """Baseline: every future fix is the last observed one. ``(N, S, >=2) -> (N, horizon, 2)``.
 
@@ -399,6 +412,7 @@ def _extrapolation(observed, times, min_fixes: int) -> tuple[np.ndarray, np.ndar
     return seen, ahead
 
 
+@explains_bad_calls()
 def constant_velocity(observed, times) -> np.ndarray:
     """Baseline: keep the velocity between the last two observed fixes.
 
@@ -421,6 +435,7 @@ def _rotate(xy: np.ndarray, angle: np.ndarray) -> np.ndarray:
     return np.stack([c * xy[..., 0] - s * xy[..., 1], s * xy[..., 0] + c * xy[..., 1]], axis=-1)
 
 
+@explains_bad_calls()
 def constant_turn_rate(observed, times) -> np.ndarray:
     """Baseline: keep the speed and the turn rate of the last three fixes (no fitting).
 
@@ -459,7 +474,7 @@ def constant_turn_rate(observed, times) -> np.ndarray:
     return from_local(moved, seen[:, -1:, :2])
 
 
-@explains_foreign_attributes(**_sklearn_habits("HeadingFrameLinear"))
+@explains_class(**_sklearn_habits("HeadingFrameLinear"))
 class HeadingFrameLinear:
     """Baseline: linear least squares from the observed fixes to the future, in the heading frame.
 
@@ -565,7 +580,7 @@ class HeadingFrameLinear:
         return from_local(_rotate(ahead, angle), seen[:, -1:, :2])
 
 
-@explains_foreign_attributes(**_sklearn_habits("HeadingFrameQuadratic"))
+@explains_class(**_sklearn_habits("HeadingFrameQuadratic"))
 class HeadingFrameQuadratic(HeadingFrameLinear):
     """Baseline: least squares in the heading frame on the inputs, their squares and products.
 

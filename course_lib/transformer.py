@@ -26,8 +26,9 @@ from typing import NamedTuple
 
 from torch import Tensor, nn
 
-from course_lib._foreign_names import explains_bad_calls
+from course_lib._foreign_names import explains_bad_calls, explains_class
 from course_lib._validate import (
+    AttentionWeights,
     check_dropout,
     check_positive_int,
     check_type,
@@ -59,6 +60,7 @@ def _refuse(unknown: dict, module: str, renamed: dict[str, str]) -> None:
     raise TypeError(f"{module} got an unexpected keyword argument {name!r}{fix}")
 
 
+@explains_class
 class FeedForward(nn.Module):
     """Position-wise feed-forward network: two linear layers with a ReLU between them, for
     every step on its own; ``dropout`` acts on the ``d_ff`` hidden features, as in PyTorch."""
@@ -88,6 +90,7 @@ class _Layer(nn.Module):
         nhead="course_lib calls it num_heads",
         dim_feedforward="course_lib calls it d_ff",
         batch_first="course_lib's layers are always batch-first: inputs are (B, T, D), so leave batch_first out",
+        activation="course_lib's layers have one feed-forward block, FeedForward (Linear, ReLU, Linear): there is no activation switch (a SwiGLU block is DecoderOnlyConfig(feed_forward='swiglu')'s)",
     )
     def __init__(
         self,
@@ -131,6 +134,7 @@ class _Layer(nn.Module):
                 )
 
 
+@explains_class
 class EncoderLayer(_Layer):
     """Self-attention then feed-forward, each joined to its input as ``add_norm`` says.
 
@@ -140,7 +144,8 @@ class EncoderLayer(_Layer):
     """
 
     @explains_bad_calls(
-        positional="masks are keyword-only: layer(x, src_mask=mask) or layer(x, src_key_padding_mask=padding)"
+        positional="masks are keyword-only: layer(x, src_mask=mask) or layer(x, src_key_padding_mask=padding)",
+        is_causal="course_lib's layers take a mask, not a flag: layer(x, src_mask=causal_mask(T)) (True = blocked)",
     )
     def forward(
         self,
@@ -183,6 +188,7 @@ class EncoderLayer(_Layer):
         return self.self_attn(x, x, x, **masks, average_attn_weights=False)
 
 
+@explains_class
 class DecoderLayer(_Layer):
     """Masked self-attention, cross-attention to the encoder's output, then feed-forward,
     each joined to its input as ``add_norm`` says.
@@ -197,7 +203,8 @@ class DecoderLayer(_Layer):
     cross_attention = True
 
     @explains_bad_calls(
-        positional="masks are keyword-only: layer(x, memory, tgt_mask=causal_mask(T), memory_key_padding_mask=padding)"
+        positional="masks are keyword-only: layer(x, memory, tgt_mask=causal_mask(T), memory_key_padding_mask=padding)",
+        tgt_is_causal="course_lib's layers take a mask, not a flag: layer(x, memory, tgt_mask=causal_mask(T)) (True = blocked)",
     )
     def forward(
         self,
@@ -327,6 +334,7 @@ class _Stack(nn.Module):
         nhead="course_lib calls it num_heads",
         dim_feedforward="course_lib calls it d_ff",
         batch_first="course_lib's layers are always batch-first: inputs are (B, T, D), so leave batch_first out",
+        activation="course_lib's layers have one feed-forward block, FeedForward (Linear, ReLU, Linear): there is no activation switch (a SwiGLU block is DecoderOnlyConfig(feed_forward='swiglu')'s)",
         missing="it builds its own layers from these sizes; it takes no EncoderLayer or DecoderLayer, unlike nn.TransformerEncoder(encoder_layer, num_layers)",
     )
     def __init__(
@@ -346,6 +354,7 @@ class _Stack(nn.Module):
         self.norm = nn.LayerNorm(d_model) if add_norm == "pre" else nn.Identity()
 
 
+@explains_class
 class TransformerEncoder(_Stack):
     """``num_layers`` encoder layers.
 
@@ -357,7 +366,8 @@ class TransformerEncoder(_Stack):
     layer_type = EncoderLayer
 
     @explains_bad_calls(
-        positional="masks are keyword-only: encoder(x, src_mask=mask) or encoder(x, src_key_padding_mask=padding)"
+        positional="masks are keyword-only: encoder(x, src_mask=mask) or encoder(x, src_key_padding_mask=padding)",
+        is_causal="course_lib's stacks take a mask, not a flag: encoder(x, mask=causal_mask(S)) (True = blocked)",
     )
     def forward(
         self,
@@ -384,6 +394,7 @@ class TransformerEncoder(_Stack):
         return x, (weights if need_weights else None)
 
 
+@explains_class
 class DecoderCache(NamedTuple):
     """What incremental decoding carries from step to step, per layer: the encoder memory's
     projected keys and values (fixed), and the self-attention keys and values so far."""
@@ -405,6 +416,7 @@ class DecoderCache(NamedTuple):
         )
 
 
+@explains_class
 class TransformerDecoder(_Stack):
     """``num_layers`` decoder layers.
 
@@ -421,7 +433,8 @@ class TransformerDecoder(_Stack):
     layer_type = DecoderLayer
 
     @explains_bad_calls(
-        positional="masks are keyword-only: decoder(x, memory, tgt_mask=causal_mask(T), memory_key_padding_mask=padding)"
+        positional="masks are keyword-only: decoder(x, memory, tgt_mask=causal_mask(T), memory_key_padding_mask=padding)",
+        tgt_is_causal="course_lib's stacks take a mask, not a flag: decoder(x, memory, tgt_mask=causal_mask(T)) (True = blocked)",
     )
     def forward(
         self,
@@ -453,7 +466,7 @@ class TransformerDecoder(_Stack):
                 self_weights.append(ws)
                 cross_weights.append(wc)
             x = self.norm(x)
-        weights = {"self": self_weights, "cross": cross_weights} if need_weights else None
+        weights = AttentionWeights(self=self_weights, cross=cross_weights) if need_weights else None
         return x, weights
 
     def init_cache(self, memory: Tensor) -> DecoderCache:
@@ -493,5 +506,5 @@ class TransformerDecoder(_Stack):
                 self_weights.append(ws)
                 cross_weights.append(wc)
             x = self.norm(x)
-        weights = {"self": self_weights, "cross": cross_weights} if need_weights else None
+        weights = AttentionWeights(self=self_weights, cross=cross_weights) if need_weights else None
         return x, DecoderCache(cache.memory, tuple(new_self)), weights

@@ -24,14 +24,16 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from course_lib._foreign_names import explain_config, explains_bad_calls
+from course_lib._foreign_names import explain_config, explains_bad_calls, explains_class
 from course_lib._validate import (
+    AttentionWeights,
     check_decoding_step,
     check_dropout,
     check_positive_int,
     check_source,
     check_target,
     check_type,
+    check_vocab_size,
     checked,
     nested,
     shape_str,
@@ -69,7 +71,9 @@ class TranslationConfig:
     tie_embeddings: bool = False  # share the target embedding with the output layer
 
     def __post_init__(self) -> None:
-        for name in ("src_vocab", "tgt_vocab", "d_model", "num_heads", "d_ff", "max_len"):
+        for name in ("src_vocab", "tgt_vocab"):
+            check_vocab_size(getattr(self, name), name)
+        for name in ("d_model", "num_heads", "d_ff", "max_len"):
             check_positive_int(getattr(self, name), name)
         for name in ("num_encoder_layers", "num_decoder_layers"):
             check_positive_int(getattr(self, name), name)
@@ -83,6 +87,7 @@ class TranslationConfig:
         check_dropout(self.dropout)
 
 
+@explains_class
 class TranslationCache(NamedTuple):
     """What decoding carries from step to step: the decoder stack's cache (the memory's
     projected keys and values, the self-attention keys and values so far) and the source
@@ -101,6 +106,9 @@ class TranslationCache(NamedTuple):
         return TranslationCache(self.decoder.select(index), self.src_key_padding_mask[index])
 
 
+@explains_class(
+    generate="course_lib decodes with the functions of course_lib.decoding, not a method: greedy_decode(model, src, max_new_tokens=10), beam_search(model, src, beam_size=4), or translate(model, sentences, src_vocab, tgt_vocab) for sentences"
+)
 class TranslationTransformer(nn.Module):
     """Encoder-decoder Transformer over token ids.
 
@@ -135,6 +143,10 @@ class TranslationTransformer(nn.Module):
         if c.tie_embeddings:
             self.output.weight = self.tgt_embed.weight
 
+    @explains_bad_calls(
+        src_key_padding_mask="the model derives the source padding mask itself from the <pad> tokens (src == PAD): call transformer.encode(src), which returns memory, src_key_padding_mask, weights",
+        src_mask="the encoder attends both ways with no pattern mask; the model derives the padding mask itself from the <pad> tokens: call transformer.encode(src)",
+    )
     def encode(self, src: Tensor, *, need_weights: bool = False):
         """``(memory (B, S, D), src_key_padding_mask (B, S), encoder weights or None)``."""
         if not nested():
@@ -147,6 +159,14 @@ class TranslationTransformer(nn.Module):
             )
         return memory, src_key_padding_mask, weights
 
+    @explains_bad_calls(
+        output_attentions="course_lib says need_weights=True: logits, weights = model(src, tgt_in, need_weights=True)",
+        src_key_padding_mask="the model derives its masks itself: the padding masks from the <pad> tokens (PAD) of src and tgt_in, the causal mask from the target length; call model(src, tgt_in)",
+        tgt_key_padding_mask="the model derives its masks itself: the padding masks from the <pad> tokens (PAD) of src and tgt_in, the causal mask from the target length; call model(src, tgt_in)",
+        memory_key_padding_mask="the model derives its masks itself: the padding masks from the <pad> tokens (PAD) of src and tgt_in, the causal mask from the target length; call model(src, tgt_in)",
+        tgt_mask="the model derives its masks itself: the padding masks from the <pad> tokens (PAD) of src and tgt_in, the causal mask from the target length; call model(src, tgt_in)",
+        src_mask="the model derives its masks itself: the padding masks from the <pad> tokens (PAD) of src and tgt_in, the causal mask from the target length; call model(src, tgt_in)",
+    )
     def forward(self, src: Tensor, tgt_in: Tensor, *, need_weights: bool = False):
         c = self.config
         if not nested():
@@ -167,7 +187,7 @@ class TranslationTransformer(nn.Module):
         logits = self.output(h)  # (B, T, D) -> (B, T, V)
         if not need_weights:
             return logits
-        return logits, {"encoder": enc_weights, **dec_weights}
+        return logits, AttentionWeights(encoder=enc_weights, **dec_weights)
 
     def init_cache(self, src: Tensor) -> TranslationCache:
         """Encode ``src`` ``(B, S)`` once; the cache holds the memory's keys and values,

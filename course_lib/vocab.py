@@ -29,7 +29,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from course_lib._foreign_names import explains_bad_calls, not_subscriptable
+from course_lib._foreign_names import explains_bad_calls, explains_class, not_subscriptable
 from course_lib._validate import check_positive_int, check_type, type_name
 from course_lib.tatoeba import normalize
 
@@ -115,6 +115,7 @@ def _sentence_list(sentences: object) -> list[str]:
     return sentences
 
 
+@explains_class
 class Vocab:
     """A fixed word list with the four special tokens first.
 
@@ -339,6 +340,9 @@ def _check_direction(pairs: list, src_vocab: Vocab, tgt_vocab: Vocab, encoded: l
         )
 
 
+@explains_bad_calls(
+    missing="the two vocabularies are two arguments; a tuple of both needs its * to unpack it: encode_pairs(pairs, *vocabs)"
+)
 def encode_pairs(
     pairs: Iterable[tuple[str, str]], src_vocab: Vocab, tgt_vocab: Vocab
 ) -> list[tuple[list[int], list[int]]]:
@@ -415,6 +419,7 @@ def _check_sequences(sequences: object) -> None:
         raise TypeError(f"sequences must be {what}, but item {k} is {type_name(seq)}: {fix}")
 
 
+@explains_bad_calls()
 def pad(sequences: Sequence[Sequence[int]], value: int = PAD) -> Tensor:
     """``(B, L)`` long tensor, right-padded with ``value`` to the longest sequence.
 
@@ -437,6 +442,7 @@ def _pad(sequences: Sequence[Sequence[int]], value: int = PAD) -> Tensor:
     return out
 
 
+@explains_class
 class PairBatch(NamedTuple):
     """One batch of encoded pairs, with the teacher-forcing shift already applied.
 
@@ -463,6 +469,7 @@ class PairBatch(NamedTuple):
         return PairBatch(self.src.to(device), self.tgt_in.to(device), self.tgt_out.to(device))
 
 
+@explains_class
 class PairBatches:
     """Length-bucketed batches of id pairs, re-iterable: every pass over it is one epoch.
 
@@ -490,6 +497,10 @@ class PairBatches:
             ``<sos>`` (encoded with ``sos=True``: PairBatches adds it).
     """
 
+    @explains_bad_calls(
+        seed="PairBatches shuffles with a torch.Generator, not a seed: PairBatches(pairs, batch_size, shuffle=True, generator=torch.Generator().manual_seed(0)); Trainer.fit(seed=...) re-seeds it",
+        random_state="PairBatches shuffles with a torch.Generator, not a seed: PairBatches(pairs, batch_size, shuffle=True, generator=torch.Generator().manual_seed(0)); Trainer.fit(seed=...) re-seeds it",
+    )
     def __init__(
         self,
         pairs: Sequence[tuple[Sequence[int], Sequence[int]]],

@@ -262,3 +262,11 @@ def test_modules_refuse_a_query_without_its_length_axis(module):
     )
     with pytest.raises(ValueError, match=r"same rank.*query \(2, 20\).*query\.unsqueeze\(1\)"):
         module(query, key, key)
+
+
+def test_the_fused_functions_polarity_warns():
+    from course_lib._validate import MaskWarning
+
+    q, k, v = (torch.randn(2, 4, 6, 16) for _ in range(3))
+    with pytest.warns(MaskWarning, match=r"True on and below the diagonal.*causal_mask\(6\)"):
+        scaled_dot_product_attention(q, k, v, attn_mask=~causal_mask(6))

@@ -277,15 +277,40 @@ def test_train_on_plateau_names_the_mistake(kwargs, message, data):
 
 
 def test_a_plateau_stepped_with_the_training_loss_is_named(data):
-    # On the small split the recipe's validation loss plateaus within the check's epochs on
-    # AVX-512 and AVX2 kernels alike, while the training loss keeps falling: the rate is never
-    # cut and the message names the training loss as one way to get there. On the full
-    # squares with AVX2 kernels both losses happen to plateau at the same epochs, so a
-    # scheduler given the training loss cuts the rate exactly when the right one does and no
-    # check can tell them apart there (course_lib.checks.experiments says so).
+    # The check reads what the scheduler is stepped with, so it names the training loss
+    # whatever the rates do: on the small split the training loss keeps falling and the rate
+    # is never cut; on the full squares with AVX2 kernels both losses plateau at the same
+    # epochs, and the rates alone could not tell the two schedulers apart.
     answer = plateau_answer(*data, step_with="train")
     with pytest.raises(CheckFailed, match=r"stepped with the training loss"):
         check_train_on_plateau(answer, *data)
+
+
+def test_what_a_plateau_scheduler_is_stepped_with_is_read_where_the_rates_agree():
+    # where both losses plateau at the same epochs the learning rates agree epoch for epoch;
+    # the values the scheduler was given still tell the training loss from the validation loss
+    from types import SimpleNamespace
+
+    from torch.optim.lr_scheduler import ReduceLROnPlateau
+
+    from course_lib.checks._recipes import _Run, _watching
+    from course_lib.checks._training_problems import _plateau_steps_problem
+
+    original = ReduceLROnPlateau.__dict__["step"]
+    optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.01)
+    train, val = [0.5, 0.4, 0.3], [0.6, 0.55, 0.56]
+    with _watching() as watch:
+        scheduler = ReduceLROnPlateau(optimizer, factor=0.3, patience=5)
+        for loss in train:
+            scheduler.step(torch.tensor(loss))
+    assert ReduceLROnPlateau.__dict__["step"] is original  # the class's own step is back
+    assert watch.plateau_steps(optimizer) == pytest.approx(train)
+    trainer = SimpleNamespace(losses=train, val_losses=val)
+    run = _Run(trainer, None, [0.01] * 3, watch.plateau_steps(optimizer))
+    assert "trainer.losses[-1]" in _plateau_steps_problem(run)
+    assert "plateau.step(trainer.val_losses[-1])" in _plateau_steps_problem(run)
+    assert _plateau_steps_problem(_Run(trainer, None, [0.01] * 3, val)) is None
+    assert _plateau_steps_problem(_Run(trainer, None, [0.01] * 3, [])) is None
 
 
 @pytest.mark.parametrize("check", list(ANSWERS), ids=lambda c: c.__name__)

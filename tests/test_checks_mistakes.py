@@ -1047,3 +1047,384 @@ def test_generic_hints_name_the_value_of_a_real_check():
         CheckFailed, match=r"repeat_kv returned the right shape.*times the reference's"
     ):
         checks.check_repeat_kv(spoiled(TENSOR_ANSWERS["check_repeat_kv"], lambda t: 3 * t))
+
+
+# --- generic diagnoses (the measure probe's cases) ------------------------------------------
+
+
+def _softmax_weights(scores):
+    mask = torch.zeros_like(scores, dtype=torch.bool)
+    mask[..., -1] = True  # blocked keys: weight 0 in both
+    return torch.softmax(scores.masked_fill(mask, float("-inf")), dim=-1)
+
+
+_S = torch.linspace(-2.0, 3.0, 30).view(2, 3, 5) ** 2 % 3
+
+
+@pytest.mark.parametrize(
+    "factor, words",
+    [
+        (-1.0, r"softmax of the reference's scores with the opposite sign.*a minus sign"),
+        (2.0, r"scores multiplied by 2, so the weights are more peaked.*scaled wrong"),
+        (0.5, r"scores multiplied by 0\.5 \(= 1/2\), so the weights are flatter"),
+        (1 / math.sqrt(8), r"multiplied by 0\.3536 \(= 1/sqrt\(8\)\).*a square root"),
+    ],
+    ids=["sign", "double", "half", "sqrt"],
+)
+def test_softmax_weights_of_scaled_scores_are_named(factor, words):
+    with pytest.raises(CheckFailed, match=rf"different values \(a case\).*{words}"):
+        compare(_softmax_weights(factor * _S), _softmax_weights(_S), "weights", "a case")
+
+
+def test_values_scaled_and_shifted_per_feature_are_named():
+    x = torch.linspace(-1.0, 2.0, 12).view(6, 2) ** 3
+    got = x * torch.tensor([2.0, 0.5]) + torch.tensor([1.0, -3.0])
+    with pytest.raises(
+        CheckFailed,
+        match=r"Each column \(feature, along the last axis\) is the reference's times a factor "
+        r"plus an offset of its own \(factors 2, 0\.5; offsets 1, -3\).*another mean and std",
+    ):
+        compare(got, x, "f", "a case")
+    with pytest.raises(CheckFailed, match=r"Every value is 3 times the reference's plus 2"):
+        compare(3 * x[:, :1] + 2, x[:, :1], "f", "a case")
+
+
+def test_a_known_mistake_of_another_shape_is_named():
+    expected = torch.zeros(2, 3)
+    with pytest.raises(
+        CheckFailed, match=r"f returned shape \(3, 2\), expected \(2, 3\) \(a case\): the why"
+    ):
+        compare(torch.ones(3, 2), expected, "f", "a case", [(torch.ones(3, 2), "the why")])
+
+
+def test_parameters_a_function_never_uses_are_found():
+    from course_lib.checks._diagnose import unused_parameters
+
+    def some(a, b, c, d, *args, e=1, _f=2, **kwargs):
+        def inner():
+            return c
+
+        return a + inner() + sum(x * d for x in args)
+
+    assert unused_parameters(some) == ["b", "e"]
+    assert unused_parameters(lambda x, y: x) == ["y"]
+    assert unused_parameters(lambda *args: args) == []
+    assert unused_parameters(masked_softmax) == []  # the library's own: never judged
+    assert unused_parameters(nn.Linear) == []
+
+
+def test_a_parameter_the_answer_never_uses_is_named():
+    def general_scores(query, key, weight):  # Eq != Ek: the product itself raises
+        return query @ key.transpose(-2, -1)
+
+    with pytest.raises(
+        CheckFailed,
+        match=r"general_scores raised RuntimeError: .*\nNote: your general_scores never uses "
+        r"its parameter weight, so what it returns cannot depend on it",
+    ):
+        checks.check_general_scores(general_scores)
+
+    def decoder_inputs(source, target):  # wrong values, no known mistake
+        return target * 2
+
+    with pytest.raises(
+        CheckFailed,
+        match=r"different values.*Note: your decoder_inputs never uses its parameter source",
+    ):
+        checks.check_decoder_inputs(decoder_inputs)
+    with pytest.raises(CheckFailed, match=r"different values") as info:
+        checks.check_decoder_inputs(lambda source, target: target * source.sum())
+    assert "never uses" not in str(info.value)
+
+
+def test_a_mask_that_does_not_broadcast_in_masked_fill_is_named():
+    def multi_head_attention(query, key, value, mha, key_padding_mask):
+        b, t, d = query.shape
+        s, nh = key.shape[1], mha.num_heads
+        w_q, w_k, w_v = mha.in_proj_weight.chunk(3)
+        b_q, b_k, b_v = mha.in_proj_bias.chunk(3)
+
+        def heads(x, length):
+            return x.view(b, length, nh, d // nh).transpose(1, 2)
+
+        q, k = heads(F.linear(query, w_q, b_q), t), heads(F.linear(key, w_k, b_k), s)
+        v = heads(F.linear(value, w_v, b_v), s)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(d // nh)
+        if key_padding_mask is not None:
+            scores = scores.masked_fill(key_padding_mask[:, None, :], float("-inf"))
+        weights = scores.softmax(dim=-1)
+        context = (weights @ v).transpose(1, 2).reshape(b, t, d)
+        return mha.out_proj(context), weights.mean(dim=1)
+
+    with pytest.raises(
+        CheckFailed,
+        match=r"raised RuntimeError: .*\nLikely cause: the mask given to masked_fill does not "
+        r"broadcast against scores \(2, 3, 2, 4\).*mask\[:, None, None, :\], shape \(B, 1, 1, S\)",
+    ):
+        checks.check_multi_head_attention(multi_head_attention)
+
+
+def test_torch_cat_along_the_wrong_axis_is_named_when_it_raises():
+    from course_lib.checks._core import call_student
+
+    def joined(source, target):
+        return torch.cat([source[:, -1:], target[:, :-1]])
+
+    with pytest.raises(
+        CheckFailed,
+        match=r"raised RuntimeError: .*\nLikely cause: torch.cat joined the tensors along "
+        r"dim=0 -- its default when no dim= is given.*the time axis is dim=1",
+    ):
+        call_student(joined, "decoder_inputs", torch.zeros(2, 3, 2), torch.zeros(2, 4, 2))
+
+
+# --- known mistakes named by the checks (the measure probe's cases) ---------------------------
+
+
+def test_decoder_inputs_joined_along_the_batch_axis_is_named():
+    with pytest.raises(
+        CheckFailed,
+        match=r"returned shape \(2, 1, 2\), expected \(1, 2, 2\).*along dim=0, the batch axis "
+        r"\(its default.*dim=1\), to get \(B, T, F\)",
+    ):
+        checks.check_decoder_inputs(lambda s, t: torch.cat([s[:, -1:], t[:, :-1]]))
+
+
+def _boxcar_weights(diffs, half_width=0.5):
+    inside = (diffs.abs() < half_width).float()
+    return inside / inside.sum(-1, keepdim=True).clamp(min=1)
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+@pytest.mark.parametrize(
+    "laplace, words",
+    [
+        (lambda d: torch.softmax(d.abs(), -1), r"the minus sign is missing.*FARTHEST"),
+        (lambda d: torch.softmax(-d.abs() / 2, -1), r"softmax\(-\|x - x_i\| / 2\).*Gaussian's / 2"),
+        (lambda d: torch.softmax(-3 * d.abs(), -1), r"scores multiplied by 3.*more peaked"),
+    ],
+    ids=["sign", "halved", "tripled"],
+)
+def test_laplace_weights_of_the_wrong_sign_or_scale_are_named(variant, laplace, words):
+    with _cases(variant), pytest.raises(CheckFailed, match=rf"laplace_weights.*{words}"):
+        checks.check_kernel_weights(laplace, _boxcar_weights)
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+def test_attention_multiplying_by_the_square_root_is_named(variant):
+    def attention(query, key, value, attn_mask=None):
+        scores = query @ key.transpose(-2, -1) * math.sqrt(query.shape[-1])
+        weights = masked_softmax(scores, attn_mask)
+        return weights @ value, weights
+
+    with (
+        _cases(variant),
+        pytest.raises(CheckFailed, match=r"the scores are multiplied by sqrt\(E\); divide them"),
+    ):
+        checks.check_scaled_dot_product_attention(attention)
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+@pytest.mark.parametrize(
+    "twice, words",
+    [
+        ("norm1", r"normalised with layer.norm1, and layer.norm2 is never used"),
+        ("norm2", r"normalised with layer.norm2, and layer.norm1 is never used"),
+    ],
+)
+def test_an_encoder_layer_with_one_norm_twice_is_named(variant, twice, words):
+    def encoder_layer(x, layer, mask):
+        norm = getattr(layer, twice)
+
+        def sa(y):
+            return layer.self_attn(y, y, y, key_padding_mask=mask, need_weights=False)[0]
+
+        def ffn(y):
+            return layer.linear2(F.relu(layer.linear1(y)))
+
+        if layer.norm_first:
+            x = x + sa(norm(x))
+            return x + ffn(norm(x))
+        x = norm(x + sa(x))
+        return norm(x + ffn(x))
+
+    with _cases(variant), pytest.raises(CheckFailed, match=words):
+        checks.check_encoder_layer(encoder_layer)
+
+
+def test_learned_positions_with_the_table_sizes_swapped_are_named():
+    class LearnedPositions(nn.Module):
+        def __init__(self, max_len, d_model):
+            super().__init__()
+            self.embedding = nn.Embedding(d_model, max_len)
+
+        def forward(self, x):
+            return x
+
+    with pytest.raises(
+        CheckFailed,
+        match=r"holds \(6, 4\) vectors.*nn.Embedding\(max_len, d_model\), shape \(4, 6\): its "
+        r"two sizes are swapped",
+    ):
+        checks.check_learned_positions(LearnedPositions)
+
+
+def _shift_matrix(k, d_model, pairs):
+    m = torch.zeros(d_model, d_model)
+    for i in range(pairs(d_model)):
+        speed = 1 / 10000 ** (2 * i / d_model)
+        c, s = math.cos(k * speed), math.sin(k * speed)
+        m[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = torch.tensor([[c, s], [-s, c]])
+    return m
+
+
+def test_a_shift_matrix_for_one_d_model_only_is_named():
+    with pytest.raises(
+        CheckFailed,
+        match=r"raised RuntimeError: .*\nHint: shift_matrix gave the right matrix for "
+        r"d_model=8 but raised for d_model=4.*range\(4\).*for i in range\(d_model // 2\)",
+    ):
+        checks.check_shift_matrix(lambda k, d: _shift_matrix(k, d, lambda d: 4))
+    with pytest.raises(
+        CheckFailed,
+        match=r"only the first 2 of the d_model / 2 = 4 diagonal blocks are filled.*every pair",
+    ):
+        checks.check_shift_matrix(lambda k, d: _shift_matrix(k, d, lambda d: d // 4))
+
+
+def _metres_datasets(origin=None, stats="observed", ddof=0):
+    from torch.utils.data import TensorDataset
+
+    from course_lib.geo import to_local
+    from course_lib.trajectories import relative_metres
+
+    def metres(observed, future):
+        if origin is None:
+            return relative_metres(observed, future)
+        return to_local(observed[..., :2], origin), to_local(future[..., :2], origin)
+
+    def make_datasets(train, valid):
+        seen, ahead = metres(*train)
+        fixes = seen if stats == "observed" else np.concatenate([seen, ahead], axis=1)
+        fixes = fixes.reshape(-1, 2)
+        mean, std = fixes.mean(0), fixes.std(0, ddof=ddof)
+
+        def dataset(split):
+            return TensorDataset(
+                *(torch.tensor((x - mean) / std, dtype=torch.float32) for x in metres(*split))
+            )
+
+        return dataset(train), dataset(valid)
+
+    return make_datasets
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (
+            _metres_datasets(),
+            r"the source: the mean and std come from the training sources \(observed fixes\) "
+            r"alone.*observed AND future",
+        ),
+        (_metres_datasets(ddof=1), r"the source: the mean and std come from the training sources"),
+        (
+            _metres_datasets(stats="all", ddof=1),
+            r"the source: the std is the sample std \(ddof=1, torch.std's default\)",
+        ),
+        (
+            _metres_datasets(origin=FLORENCE, stats="all"),
+            r"the source does not end at the same point in every item.*each trajectory's LAST "
+            r"observed fix.*not from a fixed point such as FLORENCE",
+        ),
+    ],
+    ids=["observed statistics", "observed, ddof=1", "ddof=1", "Florence"],
+)
+def test_datasets_standardised_or_measured_from_elsewhere_are_named(variant, answer, words):
+    with _cases(variant), pytest.raises(CheckFailed, match=words):
+        checks.check_datasets(answer)
+
+
+def test_datasets_standardised_with_other_statistics_are_named():
+    from torch.utils.data import TensorDataset
+
+    from course_lib.trajectories import relative_metres
+
+    def make_datasets(train, valid):  # the mean of the futures alone, the right std
+        seen, ahead = relative_metres(*train)
+        fixes = np.concatenate([seen, ahead], axis=1).reshape(-1, 2)
+        mean, std = ahead.reshape(-1, 2).mean(0), fixes.std(0)
+
+        def dataset(split):
+            parts = relative_metres(*split)
+            return TensorDataset(*(torch.tensor((x - mean) / std).float() for x in parts))
+
+        return dataset(train), dataset(valid)
+
+    with pytest.raises(
+        CheckFailed,
+        match=r"the source holds metres from the last observed fix, but standardised with "
+        r"another mean and std.*observed AND future",
+    ):
+        checks.check_datasets(make_datasets)
+
+
+def test_models_with_a_plain_decoder_for_attention_are_named():
+    from course_lib.seq2seq import Decoder, EncoderDecoder
+
+    def build_models():
+        models = _reference_models()
+        models["GRU + attention"] = EncoderDecoder(models["GRU"].encoder, Decoder(2, 64), 3, 0.5)
+        return models
+
+    with pytest.raises(
+        CheckFailed,
+        match=r"'GRU \+ attention' has a Decoder as its decoder, where the chapter's has an "
+        r"AttentionDecoder: build it as EncoderDecoder\(Encoder\(2, 64\), AttentionDecoder",
+    ):
+        checks.check_models(build_models)
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+@pytest.mark.parametrize(
+    "shift, words", [(1, r"one position too far"), (-1, r"one position too short")]
+)
+def test_rotations_one_position_off_are_named(variant, shift, words):
+    def rotate_pairs(x, start):
+        if start == 0 and shift < 0:  # start - 1 would be -1: right there, wrong elsewhere
+            return apply_rotary(x, start=start)
+        return apply_rotary(x, start=start + shift)
+
+    with (
+        _cases(variant),
+        pytest.raises(CheckFailed, match=rf"rotate_pairs: every row is turned {words}"),
+    ):
+        checks.check_rotate_pairs(rotate_pairs)
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+def test_repeat_kv_by_the_number_of_query_heads_is_named(variant):
+    with (
+        _cases(variant),
+        pytest.raises(
+            CheckFailed,
+            match=r"repeat_kv returned shape \(2, 8, 5, 3\), expected \(2, 4, 5, 3\).*repeated "
+            r"num_heads=4 times, giving Nkv \* num_heads = 8 heads.*G = num_heads / Nkv = 2",
+        ),
+    ):
+        checks.check_repeat_kv(lambda kv, nh: kv.repeat_interleave(nh, dim=1))
+
+
+@pytest.mark.parametrize("fixed", [4, 2])
+def test_cache_bytes_with_the_bytes_of_one_dtype_written_in_is_named(fixed):
+    def cache_bytes(num_layers, num_kv_heads, head_dim, bytes_per_number, tokens):
+        return 2 * num_layers * num_kv_heads * head_dim * fixed * tokens
+
+    dtype = "float32" if fixed == 4 else "float16"
+    with pytest.raises(
+        CheckFailed,
+        match=rf"that is {fixed} bytes per number, whatever bytes_per_number says.*the {fixed} "
+        rf"of {dtype}\. Note: your cache_bytes never uses its parameter bytes_per_number",
+    ):
+        checks.check_cache_bytes(cache_bytes)

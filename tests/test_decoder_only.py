@@ -167,3 +167,8 @@ def test_a_left_padded_source_is_refused_like_the_recurrent_twin():
 def test_encoder_decoder_layer_names_point_to_num_layers():
     with pytest.raises(TypeError, match=r"'num_encoder_layers'.*num_layers="):
         DecoderOnlyConfig(10, 10, num_encoder_layers=1, num_decoder_layers=1)
+
+
+def test_a_vocabulary_size_below_the_specials_is_named():
+    with pytest.raises(ValueError, match=r"src_vocab=3 is smaller than the 4 special tokens"):
+        DecoderOnlyConfig(3, 12)

@@ -231,3 +231,14 @@ def test_max_len_and_a_positional_beam_size_are_named():
         greedy_decode(None, torch.zeros(1, 3, dtype=torch.long), max_len=10)
     with pytest.raises(TypeError, match=r"keyword-only.*beam_size=4"):
         beam_search(None, torch.zeros(1, 3, dtype=torch.long), 4)
+
+
+def test_a_decode_that_returns_none_is_named():
+    src_vocab = tgt_vocab = Vocab(["a b c d e f g h"])
+    model = small("pre")
+
+    def decode(m, src):
+        greedy_decode(m, src, max_new_tokens=4)  # return forgotten
+
+    with pytest.raises(TypeError, match=r"decode returned None.*return"):
+        translate(model, ["a b"], src_vocab, tgt_vocab, decode=decode)

@@ -167,3 +167,13 @@ def test_a_positional_generator_is_named_rng():
         lecture_trajectories(20, np.random.default_rng(0))
     with pytest.raises(TypeError, match=r"CityConfig\(\).*'interval'.*did you mean interval_s="):
         CityConfig(interval=20.0)
+
+
+def test_cruising_speeds_in_km_per_hour_warn():
+    with pytest.warns(UserWarning, match=r"cruise_mean=\(5.0, 15.0, 30.0\).*m/s.*divide by 3.6"):
+        CityConfig(cruise_mean=(5.0, 15.0, 30.0))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        CityConfig(cruise_mean=(2.5, 8.0, 14.0))  # runners, fast cyclists, cars at 50 km/h

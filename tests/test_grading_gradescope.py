@@ -119,3 +119,15 @@ def test_an_autograder_not_named_zip_is_refused(tmp_path, capsys, name):
     template = find_template(CHAPTER, fx.nbtools.EXERCISES)
     with pytest.raises(ValueError, match=r"its name must end in \.zip"):
         gradescope.write_autograder(target, template)
+
+
+def test_gradescope_with_submissions_and_out_is_refused_before_anything_is_written(
+    tmp_path, capsys
+):
+    archive = tmp_path / "autograder.zip"
+    argv = ["--chapter", CHAPTER, "--gradescope", str(archive)]
+    argv += ["--submissions", str(tmp_path), "--out", str(tmp_path / "out")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--gradescope with --submissions and --out" in err and "two commands" in err
+    assert not archive.exists() and not (tmp_path / "out").exists()

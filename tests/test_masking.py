@@ -208,3 +208,13 @@ def test_masks_take_one_size_and_a_device_by_name(size):
     with pytest.raises(TypeError, match=r"device=5: the mask is square.*device='cpu'"):
         build(*size, 5)  # causal_mask(5, 5), as torch.ones(T, T)
     assert causal_mask(3, "cpu").shape == (3, 3)
+
+
+def test_a_window_longer_than_the_sequence_warns():
+    from course_lib._validate import MaskWarning
+    from course_lib.masking import sliding_window_mask
+
+    with pytest.warns(
+        MaskWarning, match=r"sliding_window_mask\(3, 8\).*sliding_window_mask\(8, 3\)"
+    ):
+        assert torch.equal(sliding_window_mask(3, 8), causal_mask(3))

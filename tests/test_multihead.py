@@ -373,3 +373,13 @@ def test_pytorch_attribute_names_say_what_course_lib_keeps():
         _ = mha.in_proj_weight
     with pytest.raises(AttributeError, match="batch-first"):
         _ = mha.batch_first
+
+
+def test_the_lectures_subsequent_mask_is_named_with_its_polarity():
+    from course_lib.lecture.self_attention import subsequent_mask
+
+    mha, x = MultiHeadAttention(8, 2), torch.randn(2, 5, 8)
+    with pytest.raises(ValueError, match=r"subsequent_mask\(5\).*True = blocked.*causal_mask\(5\)"):
+        mha(x, x, x, attn_mask=subsequent_mask(5))
+    with pytest.raises(ValueError, match=r"drop its leading axis of 1, attn_mask\[0\]"):
+        mha(x, x, x, attn_mask=causal_mask(5)[None])

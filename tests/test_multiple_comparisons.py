@@ -205,3 +205,8 @@ def test_alpha_is_named_where_it_goes():
         holm([0.01, 0.04], alpha=0.05)
     with pytest.raises(TypeError, match=r"keyword-only.*alpha=0.05"):
         significant([0.01, 0.04], 0.05)
+
+
+def test_a_confidence_level_as_alpha_warns():
+    with pytest.warns(UserWarning, match=r"alpha=0.95.*not a confidence level.*alpha=0.05"):
+        assert significant([0.01, 0.04, 0.3], alpha=0.95) == [True, True, True]

@@ -231,3 +231,11 @@ def test_a_figsize_of_one_number_asks_for_a_width_height_pair(draw):
         draw((0, 4))
     fig = draw([5, 3])  # a list is a pair too
     assert tuple(fig.get_size_inches()) == (5, 3)
+
+
+def test_plot_losses_names_logy_given_in_ylabel_place():
+    curves = {"training": [0.9, 0.5, 0.45]}
+    with pytest.raises(TypeError, match=r"ylabel must be a str.*got bool False.*logy=False"):
+        plot_losses(curves, "Kernel width", False)
+    with pytest.raises(TypeError, match=r"title must be a str.*plot_losses\(curves, logy=False\)"):
+        plot_losses(curves, False)

@@ -180,3 +180,8 @@ def test_a_bahdanau_model_learns_to_reverse_sentences(reversal_task):
 def test_d_model_names_the_gru_widths():
     with pytest.raises(TypeError, match=r"RecurrentConfig\(\).*'d_model'.*embed_dim=.*hidden_dim="):
         RecurrentConfig(10, 10, d_model=8)
+
+
+def test_a_vocabulary_size_below_the_specials_is_named():
+    with pytest.raises(ValueError, match=r"tgt_vocab=2 is smaller than the 4 special tokens"):
+        RecurrentConfig(12, 2)

@@ -125,7 +125,10 @@ def test_from_config():
     "call, message",
     [
         (lambda m: m(torch.randn(2, 2)), r"batch-first.*unsqueeze\(0\)"),
-        (lambda m: m(torch.randn(2, 2, 3)), "3 features per step but the model was built for 2"),
+        (
+            lambda m: m(torch.randn(2, 2, 3)),
+            "3 features per step but the model was built for n_features=2",
+        ),
         (lambda m: m(torch.randn(2, 0, 2)), "empty sequence"),
         (lambda m: m(torch.ones(2, 2, 2, dtype=torch.long)), "floating-point"),
         (lambda m: m.train()(torch.randn(2, 2, 2), torch.randn(2, 3, 2)), "target must have shape"),
@@ -223,3 +226,12 @@ def test_lecture_attribute_names_say_how_course_lib_passes_state():
     model = EncoderDecoder(Encoder(2, 2), AttentionDecoder(2, 2), target_len=2)
     with pytest.raises(AttributeError, match=r"no alphas: .*need_weights=True"):
         _ = model.alphas
+
+
+def test_a_config_given_one_number_names_n_features():
+    model = EncoderDecoder.from_config(Seq2SeqConfig(4))
+    with pytest.raises(ValueError, match=r"built for n_features=4.*Seq2SeqConfig\(hidden_dim=4\)"):
+        model(torch.randn(3, 2, 2))
+    model.train()
+    with pytest.raises(ValueError, match=r"target has 3 features per step but the source has 4"):
+        model(torch.randn(3, 2, 4), torch.randn(3, 2, 3))

@@ -51,8 +51,8 @@ def test_does_not_touch_numpy_global_state():
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 40), modern=st.booleans())
 def test_every_sequence_turns_in_its_labelled_direction(seed, n, modern):
-    rng = np.random.default_rng(seed) if modern else None
-    points, directions = make_squares(n=n, seed=seed, rng=rng)
+    by = {"rng": np.random.default_rng(seed)} if modern else {"seed": seed}
+    points, directions = make_squares(n=n, **by)
     clockwise = signed_area(points) < 0  # the shoelace area is negative for clockwise polygons
     np.testing.assert_array_equal(clockwise, directions == CLOCKWISE)
     # every point is a noisy corner, and the four corners are all visited
@@ -286,3 +286,24 @@ def test_an_empty_training_selection_is_named():
     points, directions = make_squares(16, seed=0)
     with pytest.raises(ValueError, match=r"train_points is empty, 0 sequences.*np\.unique"):
         seq2seq_datasets(points[directions == 7], points[:4])
+
+
+def test_make_squares_names_rng_for_a_generator_seed_and_warns_when_both_are_given():
+    with pytest.raises(TypeError, match=r"seed must be an integer.*Generator.*rng="):
+        make_squares(8, seed=np.random.default_rng(13))
+    with pytest.warns(UserWarning, match=r"both seed=17 and rng=.*seed is ignored"):
+        points, _ = make_squares(8, seed=17, rng=np.random.default_rng(17))
+    np.testing.assert_array_equal(points, make_squares(8, rng=np.random.default_rng(17))[0])
+
+
+def test_plot_squares_refuses_a_number_as_predicted():
+    points, directions = make_squares(4)
+    with pytest.raises(TypeError, match=r"predicted must be .*got int 4.*n_cols=4"):
+        plot_squares(points, directions, 4)
+
+
+def test_corner_accuracy_names_the_predictions_weights_pair():
+    _, target = split_source_target(make_squares(4)[0])
+    pair = (target.clone(), torch.rand(4, 2, 2))
+    with pytest.raises(TypeError, match=r"tuple of 2.*need_weights=True.*Unpack it"):
+        corner_accuracy(pair, target)

@@ -294,3 +294,10 @@ def test_split_is_read_by_attribute_not_by_key_or_unpacking():
         split["train"]
     with pytest.raises(TypeError, match="neither a dict nor a tuple"):
         train, validation, test = split
+
+
+def test_split_pairs_names_the_groups_of_sentence_groups():
+    pairs = [("a", "x"), ("b", "x"), ("c", "y"), ("d", "z")]
+    groups = sentence_groups(pairs)
+    with pytest.raises(TypeError, match=r"groups that sentence_groups returns.*split_pairs\(pairs"):
+        split_pairs(groups, seed=0)

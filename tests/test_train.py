@@ -973,3 +973,71 @@ def test_a_loader_without_batches_is_refused_before_training():
     with pytest.raises(ValueError, match=r"loader has no batches.*list is empty"):
         trainer.evaluate([])
     assert trainer.losses == []
+
+
+def test_cross_entropy_given_coordinates_names_the_regression_loss():
+    x, y = torch.randn(8, 2), torch.randn(8, 2) * 2  # coordinates, some negative
+    model = nn.Linear(2, 2)
+    trainer = Trainer(model, nn.CrossEntropyLoss(), torch.optim.SGD(model.parameters(), 0.1), "cpu")
+    before = [p.clone() for p in model.parameters()]
+    loader = DataLoader(TensorDataset(x, y), batch_size=4)
+    with pytest.raises(ValueError, match=r"CrossEntropyLoss\(\) is a classification loss.*MSELoss"):
+        trainer.fit(loader, progress=False)
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
+    soft = torch.softmax(torch.randn(8, 2), dim=-1)  # probabilities: soft labels pass
+    trainer.fit(DataLoader(TensorDataset(x, soft), batch_size=4), progress=False)
+
+
+def test_a_shape_error_on_the_first_batch_says_how_the_batch_is_split():
+    class Kernel(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.ones(1))
+
+        def forward(self, queries, keys, values):
+            weights = torch.softmax(-(((queries[:, None] - keys) * self.w) ** 2), dim=-1)
+            return torch.bmm(weights.unsqueeze(1), values.unsqueeze(-1)).reshape(-1)
+
+    x = torch.rand(20)
+    y = torch.sin(x)
+    keys, values = x.expand(20, -1), y.expand(20, -1)
+    model = Kernel()
+    trainer = Trainer(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), 0.1), "cpu")
+    swapped = DataLoader(TensorDataset(x, y, keys, values), batch_size=10)
+    with pytest.raises(RuntimeError, match=r"\(\*inputs, target\).*put it last") as info:
+        trainer.fit(swapped, progress=False)
+    assert isinstance(info.value.__cause__, RuntimeError)  # PyTorch's own error is kept
+    assert trainer.losses == []
+    trainer.fit(DataLoader(TensorDataset(x, keys, values, y), batch_size=10), progress=False)
+
+
+def test_predict_names_need_weights_passed_positionally():
+    trainer = make_trainer()
+    with pytest.raises(TypeError, match=r"input 1 is True.*need_weights=True"):
+        trainer.predict(torch.randn(2, 3), True)
+
+
+def test_a_dataloader_of_encoded_id_pairs_names_pair_batches():
+    ids = [([4, 5, 2], [6, 7, 2]), ([5, 4, 2], [7, 6, 2])]
+    trainer = make_trainer()
+    with pytest.raises(TypeError, match=r"encoded \(source ids, target ids\) pairs.*PairBatches"):
+        trainer.fit(DataLoader(ids, batch_size=2), progress=False)
+
+
+@pytest.mark.parametrize(
+    "build, match",
+    [
+        (lambda o: torch.optim.lr_scheduler.StepLR(o, step_size=10), r"StepLR\(step_size=10\)"),
+        (lambda o: torch.optim.lr_scheduler.MultiStepLR(o, [5, 8]), r"MultiStepLR"),
+        (lambda o: torch.optim.lr_scheduler.ExponentialLR(o, gamma=0.9), r"ExponentialLR"),
+    ],
+)
+def test_a_schedule_in_epochs_warns_that_the_trainer_steps_per_batch(build, match):
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.warns(UserWarning, match=match + r".*after every optimiser step"):
+        Trainer(model, nn.MSELoss(), optimizer, "cpu", scheduler=build(optimizer))
+    in_steps = torch.optim.lr_scheduler.StepLR(optimizer, step_size=20 * 16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Trainer(model, nn.MSELoss(), optimizer, "cpu", scheduler=in_steps)

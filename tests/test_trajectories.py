@@ -559,14 +559,31 @@ def test_scikit_learn_method_names_say_how_the_course_calls_them(lecture, city):
         features.inverse_transform(observed)
 
 
-def test_other_missing_attributes_stay_plain_and_objects_still_copy_and_pickle(lecture):
+def test_other_missing_attributes_get_the_generic_answer_and_objects_still_copy_and_pickle(
+    lecture,
+):
     import copy
     import pickle
 
     linear = HeadingFrameLinear.fit(*lecture)
-    with pytest.raises(AttributeError, match=r"^'HeadingFrameLinear' object has no attribute 'x'"):
+    with pytest.raises(AttributeError, match=r"^HeadingFrameLinear has no 'x'; its own attrib"):
         linear.x  # noqa: B018
+    with pytest.raises(AttributeError, match=r"^HeadingFrameLinear has no 'weight'; did you mean"):
+        linear.weight  # noqa: B018
+    with pytest.raises(AttributeError, match=r"^'HeadingFrameLinear' object has no attribute '_x'"):
+        linear._x  # noqa: B018
     assert not hasattr(linear, "predict") and hasattr(linear, "weights")
     for obj in (linear, Standardizer.fit(lecture[0]), TrajectoryFeatures.fit(*lecture)):
         for twin in (copy.deepcopy(obj), pickle.loads(pickle.dumps(obj))):
             assert type(twin) is type(obj) and vars(twin).keys() == vars(obj).keys()
+
+
+def test_a_batch_given_one_more_axis_and_a_probability_as_teacher_forcing_are_named():
+    observed, future = lecture_trajectories(6, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"4 dimensions.*\[None\]"):
+        relative_metres(observed[None], future[None])
+    features = TrajectoryFeatures.fit(observed, future)
+    with pytest.raises(
+        TypeError, match=r"teacher_forcing must be True or False.*teacher_forcing_prob"
+    ):
+        trajectory_datasets(features, (observed, future), (observed, future), teacher_forcing=0.5)

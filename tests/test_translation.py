@@ -192,3 +192,22 @@ def test_other_libraries_names_are_explained():
         TranslationConfig(src_vocab_size=10, tgt_vocab_size=10)
     with pytest.raises(TypeError, match=r"'ignore_index'.*<pad>"):
         translation_loss(torch.zeros(1, 2, 5), torch.zeros(1, 2, dtype=torch.long), ignore_index=0)
+
+
+def test_a_vocabulary_size_below_the_specials_and_a_wrong_weights_key_are_named():
+    with pytest.raises(ValueError, match=r"src_vocab=2 is smaller than the 4 special tokens"):
+        TranslationConfig(src_vocab=2, tgt_vocab=V)
+    model = small().eval()
+    src = batch()
+    _, weights = model(src, torch.full((6, 3), SOS), need_weights=True)
+    with pytest.raises(KeyError, match=r"no 'decoder'.*weights\['cross'\]"):
+        weights["decoder"]
+    assert set(weights) == {"encoder", "self", "cross"}
+
+
+def test_time_major_inputs_are_named():
+    model = small().eval()
+    src, tgt = batch(b=3), torch.full((3, 4), SOS)  # (B, S) = (3, 5), (B, T) = (3, 4)
+    tgt[:, 1:] = 5
+    with pytest.raises(ValueError, match=r"time-major.*batch_first=False.*src.T and tgt_in.T"):
+        model(src.T, tgt.T)

@@ -43,6 +43,9 @@ step "notebook outputs and claims (nbval)" env PYTHONPATH=tools "$BIN/python" -m
 if [ -z "${COURSE_SKIP_BOOK:-}" ]; then
     step "MathJax for offline pages" "$BIN/python" tools/vendor_mathjax.py
     step "book build (-W -n)" "$BIN/jupyter-book" build . --all -W -n --keep-going
+    step "interactive views on the built pages (headless Chromium)" env \
+        COURSE_BUILT_BOOK=_build/html "$BIN/python" -m pytest tests/test_views_browser.py -q \
+        -p no:cacheprovider -k built_pages
 fi
 
 echo

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import itertools
+import types
 from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
@@ -24,7 +25,13 @@ from course_lib.checks._describe import (
     signature_problem,
     tensor_problem,
 )
-from course_lib.checks._diagnose import mask_hint, raised_hint, value_hint
+from course_lib.checks._diagnose import (
+    mask_hint,
+    raised_hint,
+    unused_hint,
+    unused_parameters,
+    value_hint,
+)
 
 ATOL = 1e-5
 
@@ -80,6 +87,41 @@ class CheckFailed(AssertionError):
     """Your answer does not match the reference; the message says how."""
 
 
+# the student's function last called by `call_student`, and the name the check gives it: a
+# wrong result of that name also says which of its parameters the function never uses
+_CALLED: contextvars.ContextVar[tuple[str, Callable] | None] = contextvars.ContextVar(
+    "checks_called", default=None
+)
+
+
+def unused_note(name: str) -> str:
+    """`` Note: ...`` naming the parameters that the function behind ``name`` (the one
+    ``call_student`` last called, as ``name`` or ``"name (what)"``, ``"name's what"``)
+    never reads, or ``""``."""
+    called = _CALLED.get()
+    if called is None:
+        return ""
+    own, fn = called
+    if name != own and not name.startswith((f"{own} ", f"{own}'s ", f"{own}:")):
+        return ""
+    note = unused_hint(fn, own)
+    return f" {note}" if note else ""
+
+
+def unused_arguments(name: str) -> set[int]:
+    """The positions of the arguments that the plain function last called as ``name`` by
+    ``call_student`` never reads (``set()`` for anything else)."""
+    called = _CALLED.get()
+    if called is None or called[0] != name or not isinstance(called[1], types.FunctionType):
+        return set()
+    code = called[1].__code__
+    try:
+        unused = set(unused_parameters(called[1]))
+    except Exception:  # a diagnosis must never hide the student's own result
+        return set()
+    return {i for i, p in enumerate(code.co_varnames[: code.co_argcount]) if p in unused}
+
+
 def call_student(fn: Callable, name: str, *args, returns: str = "", none_ok: bool = False):
     """``fn(*args)``, or :class:`CheckFailed` saying why not: ``fn`` is not a function (a
     value, such as what it returns), cannot take ``args``, is not implemented yet, raised,
@@ -91,6 +133,7 @@ def call_student(fn: Callable, name: str, *args, returns: str = "", none_ok: boo
     problem = signature_problem(fn, name, args)
     if problem is not None:
         raise CheckFailed(problem)
+    _CALLED.set((name, fn))
     try:
         got = fn(*args)
     except NotImplementedError:
@@ -98,9 +141,9 @@ def call_student(fn: Callable, name: str, *args, returns: str = "", none_ok: boo
             f"{name} is not implemented yet: replace `raise NotImplementedError` with your code."
         ) from None
     except Exception as err:
-        hint = raised_hint(err)
+        hints = [h for h in (raised_hint(err), unused_hint(fn, name)) if h]
         raise CheckFailed(
-            f"{name} raised {type(err).__name__}: {err}" + (f"\n{hint}" if hint else "")
+            f"{name} raised {type(err).__name__}: {err}" + "".join(f"\n{h}" for h in hints)
         ) from err
     if got is None and not none_ok:
         should = f" It should return {returns}." if returns else ""
@@ -214,6 +257,7 @@ def compare(
     if expected.dtype == torch.bool:
         boolean_mask(got, expected, name, case)
     if tuple(got.shape) != tuple(expected.shape):
+        _known_shape(got, expected, name, case, mistakes)
         hint = shape_hint(got.shape, expected.shape)
         raise CheckFailed(
             f"{name} returned shape {shape_str(got.shape)}, expected "
@@ -231,13 +275,28 @@ def compare(
     _explain(got, expected, name, case, mistakes, wrong_dtype)
 
 
+def _known_shape(got: Tensor, expected: Tensor, name: str, case: str, mistakes) -> None:
+    """:class:`CheckFailed` naming a known mistake of another shape than the reference's
+    that ``got`` matches, shape and values."""
+    __tracebackhide__ = True
+    for wrong, explanation in mistakes:
+        if tuple(wrong.shape) != tuple(got.shape):
+            continue
+        if _agrees(got.detach().cpu(), wrong.to(expected.dtype)):
+            raise CheckFailed(
+                f"{name} returned shape {shape_str(got.shape)}, expected "
+                f"{shape_str(expected.shape)} ({case}): {explanation}"
+            )
+
+
 def _explain(got, expected, name, case, mistakes, wrong_dtype: str | None) -> None:
     """The message for an answer of the right shape whose values differ."""
     __tracebackhide__ = True
     for wrong, explanation in mistakes:
-        if _agrees(got, wrong.to(expected.dtype)):
+        if tuple(wrong.shape) == tuple(got.shape) and _agrees(got, wrong.to(expected.dtype)):
             raise CheckFailed(f"{name}: {explanation} ({case})")
     note = f" (Note: {wrong_dtype}.)" if wrong_dtype else ""
+    note += unused_note(name)
     if expected.dtype == torch.bool:
         problem = masks.polarity_problem(got, expected)
         if problem is not None:

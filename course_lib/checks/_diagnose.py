@@ -1,14 +1,18 @@
 """Generic diagnoses of a wrong answer, for every check: how its values relate to the
 reference's when no known mistake of the check fits (the sign flipped, a constant factor or
-offset, a transpose, an order reversed, some entries right), and the likely cause of an
-error the student's own function raised (``x.T`` on a batch). Each function returns a
-sentence, or ``""`` when it finds nothing it can say for sure."""
+offset, a transpose, an order reversed, softmax weights of scores scaled or of the opposite
+sign, each feature scaled and shifted, some entries right), the likely cause of an error the
+student's own function raised (``x.T`` on a batch, a mask that does not broadcast in
+``masked_fill``, ``torch.cat`` along the wrong axis), and the parameters the student's
+function never reads. Each function returns a sentence, or ``""`` when it finds nothing it
+can say for sure."""
 
 from __future__ import annotations
 
 import dis
 import math
 import os
+import re
 import sysconfig
 import types
 
@@ -71,6 +75,9 @@ def value_hint(got: Tensor, expected: Tensor) -> str:
         flipped = e.flip(axis)
         if e.shape[axis] > 1 and not _close(flipped, e, scale) and _close(g, flipped, scale):
             return f"It holds the reference's values in reverse order along axis {axis}."
+    hint = _softmax_hint(g, e)
+    if hint:
+        return hint
     c = float((g * e).sum() / (e * e).sum())
     if abs(c - 1) > 1e-3 and c != 0 and _close(g, c * e, scale):
         return (
@@ -84,6 +91,9 @@ def value_hint(got: Tensor, expected: Tensor) -> str:
             f"Every value is the reference's {word} {abs(offset):.4g}: a constant added or "
             "missing (a bias, an offset, a count that starts at 1?)"
         )
+    hint = _affine_hint(g, e, scale)
+    if hint:
+        return hint
     agree = torch.isclose(g, e, rtol=1e-4, atol=1e-5 * max(1.0, scale))
     n_agree = int(agree.sum())
     if 0 < n_agree < agree.numel():
@@ -93,6 +103,95 @@ def value_hint(got: Tensor, expected: Tensor) -> str:
             f"that differs is at {first}."
         )
     return ""
+
+
+def _distributions(x: Tensor) -> bool:
+    """Whether every row (last axis) of ``x`` is a probability distribution or all zeros."""
+    sums = x.sum(-1)
+    whole = torch.isclose(sums, torch.ones_like(sums), atol=1e-4) | (sums == 0)
+    return bool((x >= 0).all() and whole.all())
+
+
+def _softmax_scale(g: Tensor, e: Tensor) -> float | None:
+    """``c`` where every row (last axis) of ``g`` is ``softmax(c * s)`` for the scores ``s``
+    whose softmax is ``e``'s row (the log-weights, centred per row, ``c`` times the
+    reference's), both zero at the same places; None where that does not hold."""
+    if e.ndim < 1 or e.shape[-1] < 2 or not (_distributions(e) and _distributions(g)):
+        return None
+    support = e > 0
+    if not torch.equal(support, g > 0):
+        return None
+    e, g, support = (x.reshape(-1, x.shape[-1]) for x in (e, g, support))
+    rows = support.sum(-1) >= 2
+    if not rows.any():
+        return None
+    e, g, support = e[rows], g[rows], support[rows]
+    n = support.sum(-1, keepdim=True)
+
+    def centred(x: Tensor) -> Tensor:  # log-weights minus their mean over the row's support
+        logs = torch.where(support, x.clamp_min(1e-300).log(), 0.0)
+        return torch.where(support, logs - logs.sum(-1, keepdim=True) / n, 0.0)
+
+    a, b = centred(e), centred(g)
+    norm = float((a * a).sum())
+    if norm < 1e-12:
+        return None
+    c = float((a * b).sum()) / norm
+    if abs(c - 1) < 1e-3 or abs(c) < 1e-3:
+        return None
+    if not torch.allclose(b, c * a, rtol=1e-4, atol=1e-3):
+        return None
+    return c
+
+
+def _softmax_hint(g: Tensor, e: Tensor) -> str:
+    """The scale of the scores, where both are softmax weights of scores ``c`` apart."""
+    c = _softmax_scale(g, e)
+    if c is None:
+        return ""
+    if math.isclose(c, -1.0, rel_tol=1e-3):
+        return (
+            "Every row of weights is the softmax of the reference's scores with the opposite "
+            "sign: the largest weights go where the reference's are smallest, and the "
+            "smallest where they are largest -- a minus sign missing or too many?"
+        )
+    how = "more peaked" if abs(c) > 1 else "flatter"
+    sign = "with the opposite sign and " if c < 0 else ""
+    return (
+        f"Every row of weights is the softmax of the reference's scores {sign}multiplied by "
+        f"{abs(c):.4g}{_named(abs(c))}, so the weights are {how} than the reference's: the "
+        "scores are scaled wrong -- multiplied or divided by a factor too many or missing (a "
+        "square root, a temperature, a / 2?)"
+    )
+
+
+def _affine_hint(g: Tensor, e: Tensor, scale: float) -> str:
+    """Whether every column (last axis) of ``g`` is ``a * e + b``, ``a`` and ``b`` its own."""
+    if e.ndim < 1 or e.numel() // e.shape[-1] < 4:
+        return ""
+    e2, g2 = e.reshape(-1, e.shape[-1]), g.reshape(-1, g.shape[-1])
+    spread = e2 - e2.mean(0)
+    if (spread.abs().amax(0) <= 1e-6 * max(1.0, scale)).any():  # a constant column
+        return ""
+    a = ((g2 - g2.mean(0)) * spread).sum(0) / (spread * spread).sum(0)
+    b = g2.mean(0) - a * e2.mean(0)
+    if not _close(g2, a * e2 + b, max(scale, float(g2.abs().max()))):
+        return ""
+    if e2.shape[-1] == 1:
+        return (
+            f"Every value is {float(a[0]):.4g} times the reference's plus {float(b[0]):.4g}: "
+            "the same values scaled and shifted -- standardised or normalised with another "
+            "mean and std (or another unit, origin)?"
+        )
+    factors = ", ".join(f"{float(v):.4g}" for v in a[:6])
+    offsets = ", ".join(f"{float(v):.4g}" for v in b[:6])
+    more = ", ..." if len(a) > 6 else ""
+    return (
+        "Each column (feature, along the last axis) is the reference's times a factor plus an "
+        f"offset of its own (factors {factors}{more}; offsets {offsets}{more}): the same "
+        "values scaled and shifted -- standardised or normalised with another mean and std "
+        "(or another unit, origin)?"
+    )
 
 
 def mask_hint(got: Tensor, expected: Tensor) -> str:
@@ -166,6 +265,75 @@ def _dot_t(frame: types.FrameType, line: int) -> str:
     )
 
 
+def _on_line(frame: types.FrameType, line: int) -> list[dis.Instruction]:
+    """The instructions of ``frame``'s code that belong to source line ``line``."""
+    return [
+        i
+        for i in dis.get_instructions(frame.f_code)
+        if i.positions
+        and i.positions.lineno is not None
+        and i.positions.lineno <= line <= (i.positions.end_lineno or i.positions.lineno)
+    ]
+
+
+def _attributes(instructions: list[dis.Instruction]) -> set[str]:
+    return {str(i.argval) for i in instructions if i.opname in ("LOAD_ATTR", "LOAD_METHOD")}
+
+
+_BROADCAST = ("must match the size of tensor", "is not broadcastable", "does not broadcast")
+
+
+def _mask_broadcast(frame: types.FrameType, line: int, err: BaseException) -> str:
+    """The hint for a mask that does not broadcast against the tensor ``masked_fill`` fills,
+    on the line that raised."""
+    if not isinstance(err, RuntimeError) or not any(m in str(err) for m in _BROADCAST):
+        return ""
+    instructions = _on_line(frame, line)
+    fill = next(
+        (
+            (load, attr)
+            for load, attr in zip(instructions, instructions[1:], strict=False)
+            if attr.opname in ("LOAD_ATTR", "LOAD_METHOD")
+            and attr.argval in ("masked_fill", "masked_fill_")
+        ),
+        None,
+    )
+    if fill is None:
+        return ""
+    load, attr = fill
+    value = _lookup(frame, str(load.argval)) if load.opname in _LOADS else None
+    target = (
+        f"{load.argval} {shape_str(tuple(value.shape))}"
+        if isinstance(value, Tensor)
+        else "the tensor it fills"
+    )
+    return (
+        f"Likely cause: the mask given to {attr.argval} does not broadcast against "
+        f"{target}. Give the mask as many axes as the tensor it fills, with size 1 on the "
+        "axes it repeats along (broadcasting lines axes up from the right): a (B, S) key "
+        "padding mask over (B, T, S) scores is mask[:, None, :], over the (B, Nh, T, S) "
+        "scores of several heads it is mask[:, None, None, :], shape (B, 1, 1, S)."
+    )
+
+
+_CAT = re.compile(r"Sizes of tensors must match except in dimension (-?\d+)")
+
+
+def _cat_axis(frame: types.FrameType, line: int, err: BaseException) -> str:
+    """The hint for ``torch.cat`` on tensors whose other axes differ, on the line that
+    raised."""
+    found = _CAT.search(str(err)) if isinstance(err, RuntimeError) else None
+    if found is None or not {"cat", "concat", "concatenate"} & _attributes(_on_line(frame, line)):
+        return ""
+    dim = found.group(1)
+    default = " -- its default when no dim= is given" if dim == "0" else ""
+    return (
+        f"Likely cause: torch.cat joined the tensors along dim={dim}{default}; all their "
+        f"other axes must have the same size. Is dim={dim} the axis to join along (for "
+        "(B, T, F) sequences, the time axis is dim=1)?"
+    )
+
+
 def raised_hint(err: BaseException) -> str:
     """The likely cause of an error raised inside the student's own code, as a sentence, or
     ``""``: read from the traceback's frames (their code and variables), no source needed."""
@@ -174,11 +342,71 @@ def raised_hint(err: BaseException) -> str:
     while tb is not None:
         frames.append((tb.tb_frame, tb.tb_lineno))
         tb = tb.tb_next
-    for frame, line in reversed(frames):  # the innermost first
+    for depth, (frame, line) in enumerate(reversed(frames)):  # the innermost first
         try:
-            hint = _dot_t(frame, line) if _own_code(frame.f_code) else ""
+            hint = ""
+            if _own_code(frame.f_code):
+                hint = _dot_t(frame, line)
+                if not hint and depth == 0:  # raised by a PyTorch operation on this line
+                    hint = _mask_broadcast(frame, line, err) or _cat_axis(frame, line, err)
         except Exception:  # a diagnosis must never hide the student's own error
             hint = ""
         if hint:
             return hint
     return ""
+
+
+# -- what the student's function never reads ---------------------------------------------------
+
+_READS = {
+    "LOAD_FAST",
+    "LOAD_FAST_CHECK",
+    "LOAD_FAST_AND_CLEAR",
+    "LOAD_FAST_LOAD_FAST",
+    "STORE_FAST_LOAD_FAST",
+    "LOAD_DEREF",
+    "LOAD_CLOSURE",
+    "LOAD_NAME",
+    "DELETE_FAST",
+}
+_INTROSPECTION = {"locals", "vars", "eval", "exec", "inspect"}
+
+
+def unused_parameters(fn: object) -> list[str]:
+    """The parameters of the student's own Python function ``fn`` that its code never reads
+    (``[]`` for anything else: a class, a module, a library's function, ``*args``)."""
+    if isinstance(fn, types.MethodType):
+        fn = fn.__func__
+    if not isinstance(fn, types.FunctionType):
+        return []
+    code = fn.__code__
+    if not _own_code(code) or _INTROSPECTION & set(code.co_names):
+        return []
+    params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    read: set[str] = set(code.co_cellvars)  # read by a function defined inside
+    for instruction in dis.get_instructions(code):
+        if instruction.opname in _READS:
+            value = instruction.argval
+            read.update(value if isinstance(value, tuple) else (value,))
+    return [
+        p for p in params if p not in read and not p.startswith("_") and p not in ("self", "cls")
+    ]
+
+
+def unused_hint(fn: object, name: str) -> str:
+    """``"Note: ..."`` naming the parameters ``fn`` never reads, or ``""``."""
+    try:
+        unused = unused_parameters(fn)
+    except Exception:  # a diagnosis must never hide the student's own result
+        return ""
+    if not unused:
+        return ""
+    own = getattr(fn, "__name__", name)
+    own = name if own == "<lambda>" else own
+    listed = ", ".join(unused)
+    its = "its parameter" if len(unused) == 1 else "its parameters"
+    them, verb = ("it", "is") if len(unused) == 1 else ("them", "are")
+    return (
+        f"Note: your {own} never uses {its} {listed}, so what it returns cannot depend on "
+        f"{them}: {verb} {listed} left out of the computation?"
+    )

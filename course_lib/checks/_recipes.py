@@ -10,12 +10,14 @@ session.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor, nn
+from torch.optim.lr_scheduler import ReduceLROnPlateau
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 from torch.utils.data import DataLoader
 
@@ -42,12 +44,13 @@ class _Model:
 
 class _Watch:
     """Inside ``watching()``: the training batches (their sources), validation batches and
-    first weights of every model of the course's two kinds, and the learning rate of every
-    optimizer step."""
+    first weights of every model of the course's two kinds, the learning rate of every
+    optimizer step, and the values every ``ReduceLROnPlateau`` was stepped with."""
 
     def __init__(self) -> None:
         self._models: dict[int, _Model] = {}
         self._rates: dict[int, tuple[torch.optim.Optimizer, list[float]]] = {}
+        self._plateaus: dict[int, tuple[torch.optim.Optimizer, list[float]]] = {}
 
     def on_forward(self, module: nn.Module, args: tuple) -> None:
         if not (isinstance(module, _MODELS) and args and isinstance(args[0], Tensor)):
@@ -67,6 +70,19 @@ class _Watch:
             float(optimizer.param_groups[0]["lr"])
         )
 
+    def on_plateau(self, scheduler: ReduceLROnPlateau, metrics) -> None:
+        optimizer = getattr(scheduler, "optimizer", None)
+        try:
+            value = float(metrics)
+        except (TypeError, ValueError, RuntimeError):  # the scheduler itself will say
+            return
+        self._plateaus.setdefault(id(optimizer), (optimizer, []))[1].append(value)
+
+    def plateau_steps(self, optimizer: torch.optim.Optimizer) -> list[float]:
+        """What the plateau schedulers of ``optimizer`` were stepped with, in order."""
+        seen = self._plateaus.get(id(optimizer))
+        return seen[1] if seen is not None and seen[0] is optimizer else []
+
     def model(self, module: nn.Module) -> _Model | None:
         seen = self._models.get(id(module))
         return seen if seen is not None and seen.module is module else None
@@ -83,9 +99,21 @@ def _watching() -> Iterator[_Watch]:
         nn.modules.module.register_module_forward_pre_hook(watch.on_forward),
         register_optimizer_step_pre_hook(watch.on_step),
     ]
+    # PyTorch has no hook for a scheduler's step: ReduceLROnPlateau.step is wrapped for the
+    # block only (the class's own function comes back, whatever happens inside)
+    original = ReduceLROnPlateau.__dict__["step"]
+
+    @functools.wraps(original)
+    def step(self, *args, **kwargs):
+        if args or "metrics" in kwargs:
+            watch.on_plateau(self, args[0] if args else kwargs["metrics"])
+        return original(self, *args, **kwargs)
+
+    ReduceLROnPlateau.step = step
     try:
         yield watch
     finally:
+        ReduceLROnPlateau.step = original
         for handle in handles:
             handle.remove()
 
@@ -97,6 +125,8 @@ class _Run:
     trainer: Trainer
     seen: _Model
     rates: list[float]  # the learning rate of every optimizer step
+    # what its plateau scheduler was stepped with, once per step
+    plateau_steps: list[float] = field(default_factory=list)
 
     @property
     def sources(self) -> list[Tensor]:

@@ -143,6 +143,24 @@ def _validation_problem(recipe: _Recipe, run: _Run, ref: _Run) -> str | None:
     )
 
 
+def _matches(got: list[float], losses: list[float]) -> bool:
+    return len(got) == len(losses) > 0 and _first_difference(got, losses) is None
+
+
+def _plateau_steps_problem(run: _Run) -> str | None:
+    """For the plateau: a ``ReduceLROnPlateau`` stepped with the training losses, read from
+    the values it was given (the rates alone cannot tell where both losses plateau at the
+    same epochs)."""
+    steps, trainer = run.plateau_steps, run.trainer
+    if not _matches(steps, list(trainer.losses)) or _matches(steps, list(trainer.val_losses)):
+        return None
+    return (
+        "the scheduler was stepped with the training loss, trainer.losses[-1]: "
+        "ReduceLROnPlateau watches the VALIDATION loss -- step it once after every epoch "
+        "with that epoch's validation loss, plateau.step(trainer.val_losses[-1])"
+    )
+
+
 def _rates_problem(recipe: _Recipe, run: _Run, ref: _Run, first_loss: int | None) -> str | None:
     """For the plateau: the learning rate after each epoch, against the recipe's."""
     e = recipe.epochs

@@ -179,6 +179,11 @@ def check_scaled_dot_product_attention(attention_fn: Callable) -> None:
                         "the scores are divided by E; the scale is 1/sqrt(E) = "
                         f"{1 / math.sqrt(e):.3f}",
                     ),
+                    (
+                        masked_softmax(scores * math.sqrt(e), m),
+                        "the scores are multiplied by sqrt(E); divide them by it: the "
+                        f"scale is 1/sqrt(E) = {1 / math.sqrt(e):.3f}, scores / math.sqrt(E)",
+                    ),
                 ]
             mistakes.append(
                 (
@@ -345,6 +350,18 @@ def check_kernel_weights(laplace_weights: Callable, boxcar_weights: Callable) ->
                     torch.softmax(-(diffs**2) / 2, dim=-1),
                     "these are the Gaussian weights: the "
                     "Laplace kernel scores -|x - x_i|, not -(x - x_i)^2 / 2",
+                ),
+                (
+                    torch.softmax(diffs.abs(), dim=-1),
+                    "the minus sign is missing: softmax(|x - x_i|) gives the FARTHEST "
+                    "training points the most weight; the Laplace kernel scores -|x - x_i|, "
+                    "so the nearest points weigh most",
+                ),
+                (
+                    torch.softmax(-diffs.abs() / 2, dim=-1),
+                    "this is softmax(-|x - x_i| / 2): the Laplace kernel scores -|x - x_i|, "
+                    "without the Gaussian's / 2 (a kernel twice as wide, its weights too "
+                    "flat)",
                 ),
                 (
                     torch.softmax(-diffs.abs(), dim=0),

@@ -14,10 +14,11 @@ Inside ``unseen_cases`` your function is asked for another width, model seed or 
 epochs, so a Trainer stored from an earlier run cannot pass.
 
 What no check can see: where your function behaves exactly like the recipe on the data it
-is given, it passes. A plateau scheduler stepped with the training loss, say, passes where
-the training loss happens to plateau at the same epochs as the validation loss -- on the
-exercise's squares that depends on the processor's kernels (with AVX-512 the cuts differ,
-with AVX2 they coincide).
+is given, it passes. The plateau check also reads what your ``ReduceLROnPlateau`` is stepped
+with, so a scheduler stepped with the training loss fails even where the training loss
+happens to plateau at the same epochs as the validation loss (on the exercise's squares
+that depends on the processor's kernels: with AVX-512 the cuts differ, with AVX2 they
+coincide).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from course_lib.checks._setup_problems import (
 from course_lib.checks._training_problems import (
     _batches_problem,
     _first_difference,
+    _plateau_steps_problem,
     _rates_problem,
     _validation_problem,
     _weights_problem,
@@ -106,7 +108,9 @@ def _check(recipe: _Recipe, fn: Callable, train_set, val_set) -> Trainer:
                 f"{call}: the returned Trainer's model was not trained inside {recipe.name}: "
                 "build the model and the Trainer in the function and call trainer.fit there"
             )
-        run = _Run(trainer, seen, watch.rates(trainer.optimizer))
+        run = _Run(
+            trainer, seen, watch.rates(trainer.optimizer), watch.plateau_steps(trainer.optimizer)
+        )
         problem = _weights_problem(recipe, seen.first)
         if problem is None:
             ref = _reference(recipe, train_set, val_set, trainer.device)
@@ -115,7 +119,7 @@ def _check(recipe: _Recipe, fn: Callable, train_set, val_set) -> Trainer:
             raise CheckFailed(f"{call}: {problem}")
     wrong = _first_difference(trainer.val_losses, ref.trainer.val_losses)
     if recipe.plateau:
-        problem = _rates_problem(recipe, run, ref, wrong)
+        problem = _plateau_steps_problem(run) or _rates_problem(recipe, run, ref, wrong)
         if problem is not None:
             raise CheckFailed(f"{call}: {problem}")
     if wrong is not None:

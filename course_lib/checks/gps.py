@@ -29,6 +29,7 @@ from course_lib.checks._core import (
     variant,
 )
 from course_lib.checks._describe import describe
+from course_lib.checks._diagnose import _affine_hint
 from course_lib.geo import EARTH_RADIUS_M, from_local, haversine, to_local
 from course_lib.gps import FLORENCE, city_trajectories
 from course_lib.trajectories import (
@@ -124,6 +125,70 @@ def _item(dataset, name: str, i: int) -> tuple:
     return item
 
 
+def _other_scalers(train) -> list[tuple[TrajectoryFeatures, str]]:
+    """Features standardised with statistics other than the reference's (every training fix,
+    observed and future, np.std's ddof=0), each with what went wrong."""
+    source, target = relative_metres(*train)  # (N, S, 2), (N, T, 2) metres
+    observed = source.reshape(-1, 2)
+    fixes = np.concatenate([source, target], axis=1).reshape(-1, 2)
+    observed_only = (
+        "the mean and std come from the training sources (observed fixes) alone: "
+        "standardise with the statistics of every training fix, observed AND future -- "
+        "per feature, over np.concatenate([source, target], axis=1) of the training split"
+    )
+    return [
+        (TrajectoryFeatures(Standardizer(observed.mean(0), observed.std(0))), observed_only),
+        (
+            TrajectoryFeatures(Standardizer(observed.mean(0), observed.std(0, ddof=1))),
+            observed_only,
+        ),
+        (
+            TrajectoryFeatures(Standardizer(fixes.mean(0), fixes.std(0, ddof=1))),
+            "the std is the sample std (ddof=1, torch.std's default); the statistics "
+            "are the population std of every training fix, np.std's default ddof=0 "
+            "(torch.std(x, dim=0, correction=0))",
+        ),
+    ]
+
+
+def _source_problem(
+    err: CheckFailed, dataset, name: str, i: int, size: int, source, src
+) -> str | None:
+    """What a source of other values than the reference's (no known mistake) shows: an
+    origin other than each trajectory's last observed fix, or metres standardised with
+    other statistics; None where neither holds."""
+    if "returned the right shape but different values" not in str(err) or size < 2:
+        return None
+    other = size - 1 if i == 0 else 0
+    try:
+        got = [_t(src), _t(_item(dataset, name, other)[0])]
+    except CheckFailed:
+        return None
+    if not all(isinstance(x, Tensor) and x.shape == source[i].shape for x in got):
+        return None
+    last = [x[-1] for x in got]  # each source's last observed fix
+    expected = source[i].double()
+    if not torch.allclose(last[0], last[1], rtol=1e-4, atol=1e-4):
+        return (
+            f"does not end at the same point in every item: its last row, the last observed "
+            f"fix, is {[round(float(v), 4) for v in last[0]]} in {name}_dataset[{i}] and "
+            f"{[round(float(v), 4) for v in last[1]]} in {name}_dataset[{other}]. Every "
+            "source ends at the same point, [0, 0] metres standardised with the one training "
+            "mean and std: measure [east, north] metres from each trajectory's LAST observed "
+            "fix (origin observed[:, -1:, :2], one per trajectory, as relative_metres does), "
+            "not from a fixed point such as FLORENCE, and standardise every item with the "
+            "same training statistics"
+        )
+    if _affine_hint(got[0].double(), expected, float(expected.abs().max())):
+        return (
+            "holds metres from the last observed fix, but standardised with another mean "
+            "and std, per feature: fit them on the training split only, over every "
+            "training fix, observed AND future (np.concatenate([source, target], axis=1)), "
+            "with np.std's ddof=0, and use them for both splits"
+        )
+    return None
+
+
 @explains_bad_calls()
 def check_datasets(make_datasets: Callable) -> None:
     """Check ``make_datasets(train, valid) -> (train_dataset, valid_dataset)``.
@@ -148,6 +213,7 @@ def check_datasets(make_datasets: Callable) -> None:
         reference = TrajectoryFeatures.fit(*train)
         everything = [np.concatenate(p, axis=0) for p in zip(train, valid, strict=True)]
         leaky = TrajectoryFeatures.fit(*everything)
+        scalers = _other_scalers(train)
         for name, dataset, split in (("train", got[0], train), ("valid", got[1], valid)):
             size = _length(dataset, name)
             if size != len(split[0]):
@@ -161,6 +227,7 @@ def check_datasets(make_datasets: Callable) -> None:
                 "transform valid with that same scaler"
             )
             absolute = (split[0][..., :2] - split[0][..., :2].mean()) / split[0][..., :2].std()
+            scaled = [(scaler.encode(*split), why) for scaler, why in scalers]
             for i in (0, size - 1):
                 item = _item(dataset, name, i)
                 src = item[0]
@@ -181,35 +248,43 @@ def check_datasets(make_datasets: Callable) -> None:
                             "float32 tensors, use torch.tensor(x, dtype=torch.float32)"
                         )
                 case = f"{name}_dataset[{i}], seed {case_seed(seed)}"
-                compare(
-                    _t(src),
-                    source[i].double(),
-                    "the source",
-                    case,
-                    [
-                        (
-                            torch.as_tensor(relative_metres(split[0][i : i + 1])[0]),
-                            "these are metres but not standardised: divide by the training std",
-                        ),
-                        (
-                            leaky.encode(split[0][i : i + 1])[0].double(),
-                            "the scaler was fitted on "
-                            "train AND valid: fit it on the training split only, then apply it to both",
-                        ),
-                        (
-                            torch.as_tensor(absolute[i]),
-                            "these look like absolute lat/lon values: use "
-                            "[east, north] metres from the LAST observed fix",
-                        ),
-                    ]
-                    + ([(own[0][i].double(), own_stats)] if own is not None else []),
-                )
+                try:
+                    compare(
+                        _t(src),
+                        source[i].double(),
+                        "the source",
+                        case,
+                        [
+                            (
+                                torch.as_tensor(relative_metres(split[0][i : i + 1])[0]),
+                                "these are metres but not standardised: divide by the training std",
+                            ),
+                            (
+                                leaky.encode(split[0][i : i + 1])[0].double(),
+                                "the scaler was fitted on "
+                                "train AND valid: fit it on the training split only, then apply it to both",
+                            ),
+                            (
+                                torch.as_tensor(absolute[i]),
+                                "these look like absolute lat/lon values: use "
+                                "[east, north] metres from the LAST observed fix",
+                            ),
+                        ]
+                        + ([(own[0][i].double(), own_stats)] if own is not None else [])
+                        + [(torch.as_tensor(x[i]), why) for (x, _), why in scaled],
+                    )
+                except CheckFailed as err:
+                    problem = _source_problem(err, dataset, name, i, size, source, src)
+                    if problem is None:
+                        raise
+                    raise CheckFailed(f"the source {problem} ({case})") from None
                 compare(
                     _t(item[-1]),
                     target[i].double(),
                     "the target",
                     case,
-                    [(own[1][i].double(), own_stats)] if own is not None else [],
+                    ([(own[1][i].double(), own_stats)] if own is not None else [])
+                    + [(torch.as_tensor(y[i]), why) for (_, y), why in scaled],
                 )
     passed("make_datasets", len(cases))
 

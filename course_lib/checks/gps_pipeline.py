@@ -94,10 +94,29 @@ def _reference_models() -> dict[str, nn.Module]:
     }
 
 
+# how the chapter builds its two GRU models
+_RECIPES = {
+    "GRU": "EncoderDecoder(Encoder(2, 64), Decoder(2, 64), 3, 0.5)",
+    "GRU + attention": "EncoderDecoder(Encoder(2, 64), AttentionDecoder(2, 64), 3, 0.5), "
+    "whose AttentionDecoder attends to every encoder state",
+}
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[:1] in 'AEIOU' else 'a'} {noun}"
+
+
 def _same_recipe(key: str, model: nn.Module, reference: nn.Module) -> None:
     """The settings the parameter count misses (or misreads as a size), each named."""
     __tracebackhide__ = True
     if isinstance(model, EncoderDecoder):
+        for part in ("encoder", "decoder"):
+            mine, theirs = getattr(model, part, None), getattr(reference, part)
+            if not isinstance(mine, type(theirs)):
+                raise CheckFailed(
+                    f"{key!r} has {_a(type(mine).__name__)} as its {part}, where the "
+                    f"chapter's has {_a(type(theirs).__name__)}: build it as {_RECIPES[key]}"
+                )
         got, expected = model.teacher_forcing_prob, reference.teacher_forcing_prob
         if got != expected:
             raise CheckFailed(

@@ -19,6 +19,8 @@ from course_lib.checks._core import (
     one_number,
     passed,
     unchanged,
+    unused_arguments,
+    unused_note,
     variant,
 )
 from course_lib.masking import causal_mask
@@ -93,11 +95,26 @@ def check_rotate_pairs(rotate_pairs: Callable) -> None:
                 "every row starts at position 0: row l is at position start + l",
             ),
             (
+                apply_rotary(x, start=start + 1),
+                "every row is turned one position too far, as if the positions counted from "
+                "start + 1: row l is at position start + l, so the positions are "
+                "torch.arange(start, start + L), not arange(start + 1, start + L + 1)",
+            ),
+            (
                 _slow_speeds(x, start),
                 "the speeds are 10000^(-i / Dh); pair i turns at 10000^(-2i / Dh) -- the "
                 "exponent counts features (2i), not pairs (i)",
             ),
         ]
+        if start > 0:
+            mistakes.append(
+                (
+                    apply_rotary(x, start=start - 1),
+                    "every row is turned one position too short, as if the positions counted "
+                    "from start - 1: row l is at position start + l, so the positions are "
+                    "torch.arange(start, start + L)",
+                )
+            )
         if dh > 2:
             mistakes.append(
                 (
@@ -134,6 +151,20 @@ def check_repeat_kv(repeat_kv: Callable) -> None:
                     "the key/value heads are tiled (0, 1, 0, 1, ...): a group of query heads "
                     "shares one key/value head, so each is repeated in place "
                     "(0, 0, 1, 1, ...) -- repeat_interleave, not repeat",
+                ),
+                *(
+                    [
+                        (
+                            kv.repeat_interleave(nh, dim=1),
+                            f"each of the Nkv={nkv} key/value heads is repeated num_heads={nh} "
+                            f"times, giving Nkv * num_heads = {nkv * nh} heads: repeat each "
+                            f"one G = num_heads / Nkv = {group} times (the size of its group "
+                            "of query heads), kv.repeat_interleave(num_heads // kv.shape[1], "
+                            "dim=1), to get num_heads heads",
+                        )
+                    ]
+                    if nkv > 1
+                    else []
                 ),
             ],
         )
@@ -194,10 +225,21 @@ def check_cache_bytes(cache_bytes: Callable) -> None:
             expected // layers: "that is one layer: every layer keeps its own keys and values",
             expected // tokens: "that is one token: the cache grows with every position",
         }
-        raise CheckFailed(
-            f"{name} returned {got}, expected {expected:,} ({case})"
-            + (f": {hints[got]}" if got in hints else "")
-        )
+        # float32's or float16's bytes written in: said first where the answer never reads
+        # bytes_per_number (the 4th argument), else only where no other cause gives `got`
+        ignores_size = 3 in unused_arguments(name)
+        for fixed in (4, 2):
+            if size != fixed and (ignores_size or expected // size * fixed not in hints):
+                hints[expected // size * fixed] = (
+                    f"that is {fixed} bytes per number, whatever bytes_per_number says "
+                    f"(here {size}): multiply by the bytes_per_number you are given, not "
+                    f"by the {fixed} of {'float32' if fixed == 4 else 'float16'}"
+                )
+        message = f"{name} returned {got}, expected {expected:,} ({case})"
+        if got in hints:
+            message += f": {hints[got]}"
+        note = unused_note(name)
+        raise CheckFailed(message + (f".{note}" if note else ""))
     passed(name, len(cases))
 
 

@@ -115,6 +115,16 @@ def check_decoder_inputs(decoder_inputs: Callable) -> None:
                 "the first input should be the LAST source point (source[:, -1:]), not the first",
             ),
         ]
+        if t == 2:  # only then do (B, 1, F) and (B, T - 1, F) join along the batch axis
+            mistakes.append(
+                (
+                    torch.cat([source[:, -1:], target[:, :-1]]),
+                    "torch.cat joined the pieces along dim=0, the batch axis (its default "
+                    "when no dim= is given), stacking 2B sequences of one step: join them "
+                    "along the time axis, torch.cat([source[:, -1:], target[:, :-1]], dim=1), "
+                    "to get (B, T, F)",
+                )
+            )
         got = call_student(decoder_inputs, "decoder_inputs", source.clone(), target.clone())
         if isinstance(got, Tensor) and got.shape == (b, t + 1, f):
             raise CheckFailed(

@@ -240,6 +240,16 @@ def check_encoder_layer(encoder_layer: Callable) -> None:
                 if norm_first
                 else (lambda y: layer.norm2(y + ffn(y)))(layer.norm1(sa(x)))
             )
+
+            one_norm = []  # both sublayers normalised by norm1, then by norm2
+            for norm in (layer.norm1, layer.norm2):
+                if norm_first:
+                    y = x + sa(norm(x))
+                    one_norm.append(y + ffn(norm(y)))
+                else:
+                    y = norm(x + sa(x))
+                    one_norm.append(norm(y + ffn(y)))
+            norm1_twice, norm2_twice = one_norm
         order = (
             "this is the post-norm layer (add, then normalise), but layer.norm_first "
             "is True: normalise the sublayer's INPUT, x + sublayer(norm(x))"
@@ -280,6 +290,21 @@ def check_encoder_layer(encoder_layer: Callable) -> None:
                     "the residual connection around the self-attention is missing: add its "
                     "input back, "
                     + ("x + self_attn(norm1(x))" if norm_first else "norm1(x + self_attn(x))"),
+                ),
+                (
+                    norm1_twice,
+                    "both sublayers are normalised with layer.norm1, and layer.norm2 is never "
+                    "used: each sublayer has a LayerNorm of its own, norm1 for the "
+                    "self-attention and norm2 for the feed-forward block, "
+                    + ("x + ffn(norm2(x))" if norm_first else "norm2(x + ffn(x))"),
+                ),
+                (
+                    norm2_twice,
+                    "both sublayers are normalised with layer.norm2, and layer.norm1 is never "
+                    "used: each sublayer has a LayerNorm of its own, norm1 for the "
+                    "self-attention, "
+                    + ("x + self_attn(norm1(x))" if norm_first else "norm1(x + self_attn(x))")
+                    + ", and norm2 for the feed-forward block",
                 ),
             ],
         )
@@ -324,10 +349,17 @@ def check_learned_positions(positions_cls: Callable) -> None:
                 "one learned vector per position"
             )
         if tuple(embedding.weight.shape) != (max_len, d):
+            swapped = (
+                ": its two sizes are swapped -- nn.Embedding takes the number of rows first "
+                "(max_len, one per position), then their width (d_model)"
+                if tuple(embedding.weight.shape) == (d, max_len)
+                else ""
+            )
             raise CheckFailed(
                 f"{name}({max_len}, {d}).embedding holds "
                 f"{shape_str(embedding.weight.shape)} vectors; it needs one row of "
-                f"d_model={d} numbers per position: ({max_len}, {d})"
+                f"d_model={d} numbers per each of the max_len={max_len} positions, "
+                f"nn.Embedding(max_len, d_model), shape ({max_len}, {d}){swapped}"
             )
         x = torch.randn(b, t, d, generator=g)
         case = f"B={b}, T={t}, max_len={max_len}, d_model={d}"
@@ -395,10 +427,38 @@ def check_shift_matrix(shift_matrix: Callable) -> None:
     __tracebackhide__ = True
     name = "shift_matrix"
     cases = _shift_cases()
+    agreed: list[int] = []  # the d_model of the cases passed so far
     for k, d in cases:
         case = f"k={k}, d_model={d}"
-        got = call_student(shift_matrix, name, k, d)
+        try:
+            got = call_student(shift_matrix, name, k, d)
+        except CheckFailed as err:
+            other = [a for a in agreed if a != d]
+            if not other or not isinstance(err.__cause__, (RuntimeError, IndexError)):
+                raise
+            raise CheckFailed(
+                f"{err}\nHint: shift_matrix gave the right matrix for d_model={other[0]} but "
+                f"raised for d_model={d} ({case}): is a size written in for one d_model (a "
+                f"loop over range({other[0] // 2}), the pairs of d_model={other[0]})? M has "
+                "d_model / 2 blocks, "
+                "one 2x2 rotation per sine/cosine pair (dial): loop over every pair of the "
+                "given d_model, for i in range(d_model // 2)"
+            ) from err.__cause__
         expected = _shift_matrix(k, d)
+        partial = []  # only the first n of the D/2 blocks filled, the rest left zero
+        for n in range(1, d // 2):
+            some = expected.clone()
+            some[2 * n :, :] = 0.0
+            some[:, 2 * n :] = 0.0
+            partial.append(
+                (
+                    some,
+                    f"only the first {n} of the d_model / 2 = {d // 2} diagonal blocks are "
+                    "filled, the rest left zero: M has one 2x2 rotation block per sine/cosine "
+                    "pair (dial) -- loop over every pair of the given d_model, for i in "
+                    "range(d_model // 2)",
+                )
+            )
         compare(
             got,
             expected,
@@ -429,6 +489,8 @@ def check_shift_matrix(shift_matrix: Callable) -> None:
                     "i + d_model/2 (all sines, then all cosines); the library interleaves them: "
                     "the sine of pair i is feature 2i, its cosine feature 2i + 1",
                 ),
+                *partial,
             ],
         )
+        agreed.append(d)
     passed(name, len(cases))

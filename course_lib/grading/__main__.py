@@ -218,6 +218,21 @@ def main(argv: list[str] | None = None) -> int:
                 f"archive, and a .zip is what is written: name the file with .zip, e.g. "
                 f"--gradescope {args.gradescope.parent / _zip_name(args.gradescope)}"
             )
+        mixed = [
+            flag
+            for flag, value in (("--submissions", args.submissions), ("--out", args.out))
+            if value is not None
+        ]
+        if args.gradescope and mixed:
+            raise UsageError(
+                f"--gradescope with {' and '.join(mixed)}: the two modes do not mix. "
+                f"--gradescope only writes the autograder zip (Gradescope grades the "
+                f"submissions it receives); --submissions and --out grade a class here. Run "
+                f"them as two commands: python -m course_lib.grading --chapter "
+                f"{args.chapter} --gradescope {args.gradescope}, and, to grade here, "
+                f"python -m course_lib.grading --chapter {args.chapter} --submissions "
+                f"FOLDER_OR_ZIP --out FOLDER"
+            )
         template = find_template(args.chapter, args.exercises)
         assignment = load_assignment(template)
         if args.gradescope:

@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from course_lib._foreign_names import explains_bad_calls, explains_class
+
 __all__ = ["Exercise", "Assignment", "load_assignment", "cell_source", "check_calls"]
 
 HEADING = re.compile(r"^## Exercise (?P<number>\d+)(?P<title>[^\n]*)$", re.M)
@@ -31,6 +33,7 @@ YOUR_CODE = "# YOUR CODE HERE"
 SETUP_TAG = "course-setup"
 
 
+@explains_class
 @dataclass(frozen=True)
 class Exercise:
     """One exercise of an assignment.
@@ -63,6 +66,7 @@ class Exercise:
         return f"Exercise {self.number}" + (f": {self.title}" if self.title else "")
 
 
+@explains_class
 @dataclass(frozen=True)
 class Assignment:
     """A chapter's exercises and the template cells its checks draw their data from.
@@ -91,12 +95,14 @@ class Assignment:
         return tuple(n for e in self.exercises for n in e.student_names)
 
 
+@explains_bad_calls()
 def cell_source(cell: dict) -> str:
     """A cell's source as one string (notebook JSON stores a string or a list of lines)."""
     source = cell.get("source", "")
     return "".join(source) if isinstance(source, list) else str(source)
 
 
+@explains_bad_calls()
 def check_calls(source: str) -> list[ast.Call] | None:
     """The calls of a check cell, or ``None`` if ``source`` is anything else: every statement
     must be a call of a function named ``check_...`` (comments and blank lines aside)."""
@@ -156,6 +162,7 @@ def _is_setup(cell: dict) -> bool:
     return SETUP_TAG in cell.get("metadata", {}).get("tags", [])
 
 
+@explains_bad_calls()
 def load_assignment(path: str | Path) -> Assignment:
     """Read the assignment from a chapter's student notebook.
 

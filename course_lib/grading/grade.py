@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from course_lib._foreign_names import explains_bad_calls, explains_class
 from course_lib.grading.assignment import (
     ANSWER_PLACEHOLDER,
     HEADING,
@@ -26,6 +27,7 @@ __all__ = ["ExerciseResult", "Graded", "Options", "grade_submission", "DEFAULT_T
 DEFAULT_TIMEOUT_S = 120.0
 
 
+@explains_class
 @dataclasses.dataclass(frozen=True)
 class Options:
     """How a class is graded.
@@ -58,6 +60,7 @@ class Options:
             )
 
 
+@explains_class
 @dataclass(frozen=True)
 class ExerciseResult:
     """What a submission got for one exercise.
@@ -76,6 +79,7 @@ class ExerciseResult:
     messages: tuple[str, ...]
 
 
+@explains_class
 @dataclass(frozen=True)
 class Graded:
     """A graded submission.
@@ -261,6 +265,7 @@ def score(
     return exercises, notes
 
 
+@explains_bad_calls()
 def grade_submission(
     submission: Submission, assignment: Assignment, options: Options | None = None
 ) -> Graded:

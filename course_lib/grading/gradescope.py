@@ -25,6 +25,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib.grading.assignment import Assignment, load_assignment
 from course_lib.grading.grade import DEFAULT_TIMEOUT_S, Graded, Options, grade_submission
 from course_lib.grading.submission import Submission
@@ -52,6 +53,7 @@ exec /opt/course/bin/python -m course_lib.grading.gradescope \\
 """
 
 
+@explains_bad_calls()
 def results_json(assignment: Assignment, graded: Graded | None, problem: str = "") -> dict:
     """Gradescope's ``results.json`` for one graded submission (or none, with ``problem``)."""
     tests = []
@@ -89,6 +91,7 @@ def results_json(assignment: Assignment, graded: Graded | None, problem: str = "
     }
 
 
+@explains_bad_calls()
 def write_autograder(path: Path, template: Path, options: Options | None = None) -> None:
     """The autograder zip for the assignment ``template`` (a student notebook).
 
@@ -125,6 +128,7 @@ def write_autograder(path: Path, template: Path, options: Options | None = None)
             add(archive, str(file.relative_to(LIBRARY.parent)), file.read_bytes())
 
 
+@explains_bad_calls()
 def main(argv: list[str] | None = None) -> int:
     """``run_autograder``'s entry point: grade the one notebook in ``--submission``."""
     parser = argparse.ArgumentParser(prog="python -m course_lib.grading.gradescope")

@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib.grading.assignment import Assignment
 from course_lib.grading.grade import Graded
 
@@ -27,6 +28,7 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
+@explains_bad_calls()
 def column_names(assignment: Assignment) -> list[str]:
     """``student``, one column per exercise (``ex3``; ``ex4 (by hand)`` for the exercises an
     instructor grades; an exercise with checks and a written answer gets both ``ex5`` and
@@ -40,6 +42,7 @@ def column_names(assignment: Assignment) -> list[str]:
     return ["student", *exercises, "total", "possible", "status"]
 
 
+@explains_bad_calls()
 def write_gradebook(path: Path, assignment: Assignment, graded: list[Graded]) -> None:
     """``grades.csv``: one row per submission, every submission present."""
     possible = sum(e.points for e in assignment.exercises if e.autograded)
@@ -111,6 +114,7 @@ def feedback_page(assignment: Assignment, g: Graded) -> str:
     return "\n".join(lines)
 
 
+@explains_bad_calls()
 def write_feedback(folder: Path, assignment: Assignment, graded: list[Graded]) -> None:
     """``feedback/<student>.md`` for every submission."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -119,6 +123,7 @@ def write_feedback(folder: Path, assignment: Assignment, graded: list[Graded]) -
         (folder / f"{_safe_name(g.student)}.md").write_text(page, encoding="utf-8")
 
 
+@explains_bad_calls()
 def write_answers(path: Path, assignment: Assignment, graded: list[Graded]) -> None:
     """``answers.md``: for each exercise that asks for a written answer, every student's
     answer under their id, so one question is read for the whole class at once."""
@@ -137,6 +142,7 @@ def write_answers(path: Path, assignment: Assignment, graded: list[Graded]) -> N
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+@explains_bad_calls()
 def write_review(path: Path, graded: list[Graded]) -> None:
     """``review.md``: for the instructor only, what each submission did that a person should
     look at -- library functions it replaced (put back before the checks ran), cells that
@@ -152,6 +158,7 @@ def write_review(path: Path, graded: list[Graded]) -> None:
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+@explains_bad_calls()
 def summary(assignment: Assignment, graded: list[Graded]) -> str:
     """The class at a glance: submissions by status, each autograded exercise's mean and
     distribution, and the exercises most students failed with the messages they failed

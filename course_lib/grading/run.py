@@ -20,12 +20,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from course_lib._foreign_names import explains_bad_calls, explains_class
+
 __all__ = ["StepResult", "run_steps"]
 
 GRACE_S = 5.0
 MAX_WORKERS = 4  # a submission that kills Python every time is not retried forever
 
 
+@explains_class
 @dataclass(frozen=True)
 class StepResult:
     """How a step ended.
@@ -105,6 +108,7 @@ class _Worker:
         return code
 
 
+@explains_bad_calls()
 def run_steps(
     steps: list[dict], workdir: Path, log_path: Path, timeout: dict[str, float]
 ) -> dict[str, StepResult]:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 import symtable
 
+from course_lib._foreign_names import explains_bad_calls
+
 __all__ = ["needed_cells"]
 
 
@@ -58,6 +60,7 @@ def _bound_and_read(source: str) -> tuple[set[str], set[str]] | None:
     return bound, _globals_read(table)
 
 
+@explains_bad_calls()
 def needed_cells(sources: list[str], names: set[str]) -> list[bool]:
     """For each cell (in order), whether running it can matter to ``names``.
 

@@ -9,6 +9,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from course_lib._foreign_names import explains_bad_calls, explains_class
 from course_lib.grading.assignment import GENERATED, HEADING, Assignment, cell_source
 
 __all__ = ["Submission", "collect", "read_cells"]
@@ -18,6 +19,7 @@ IGNORED = re.compile(r"^(__MACOSX|\..*|Thumbs\.db|desktop\.ini)$")
 IGNORED_WORDS = "__MACOSX, dot-files, Thumbs.db, desktop.ini"
 
 
+@explains_class
 @dataclass(frozen=True)
 class Submission:
     """One submitted file.
@@ -33,6 +35,7 @@ class Submission:
     path: Path
 
 
+@explains_bad_calls()
 def collect(submissions: Path, unpack_to: Path) -> list[Submission]:
     """Every file in ``submissions`` (a folder, or a ``.zip`` unpacked into ``unpack_to``),
     one :class:`Submission` each, sorted by student id. Nothing is skipped but the folders
@@ -102,6 +105,7 @@ def collect(submissions: Path, unpack_to: Path) -> list[Submission]:
     return sorted(found, key=lambda s: s.student)
 
 
+@explains_bad_calls()
 def read_cells(path: Path, assignment: Assignment) -> tuple[list[dict] | None, str]:
     """The notebook's cells and ``""``, or ``None`` and why it cannot be graded:
     ``empty file``, ``not a notebook``, ``wrong chapter (...)``."""

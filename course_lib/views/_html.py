@@ -20,12 +20,15 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from course_lib._foreign_names import explains_class
+
 __all__ = ["HtmlView", "build_view", "BUDGET_BYTES"]
 
 #: The size a view should stay under (the issue's budget): 150 KB.
 BUDGET_BYTES = 150_000
 
 
+@explains_class
 @dataclass(frozen=True)
 class HtmlView:
     """One interactive view: ``html`` is the fragment, shown by Jupyter and the book.

@@ -12,13 +12,13 @@ Pickers switch the layer, the head (or the mean of the heads) and the sentence.
 from __future__ import annotations
 
 import base64
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
 import torch
 
-from course_lib._validate import type_name
+from course_lib._foreign_names import explains_bad_calls
+from course_lib._validate import type_name, warn_user
 from course_lib.views._html import BUDGET_BYTES, HtmlView, build_view
 
 __all__ = ["attention_view", "quantize"]
@@ -27,6 +27,7 @@ __all__ = ["attention_view", "quantize"]
 SCALE = 100
 
 
+@explains_bad_calls()
 def quantize(weights: np.ndarray) -> np.ndarray:
     """``round(100 * w)`` as bytes: what a view embeds for weights in [0, 1]."""
     return np.rint(np.clip(weights, 0.0, 1.0) * SCALE).astype(np.uint8)
@@ -93,6 +94,7 @@ def _layers_heads(weights: object, where: str, n_queries: int, n_keys: int) -> n
     return array
 
 
+@explains_bad_calls()
 def attention_view(
     weights,
     queries,
@@ -198,11 +200,10 @@ def attention_view(
     label = title or "Attention weights, queries by keys"
     view = build_view("attention", data, "attention.js", label)
     if view.nbytes > BUDGET_BYTES:
-        warnings.warn(
+        warn_user(
             f"this attention view is {view.nbytes:,} bytes, over the {BUDGET_BYTES:,} a page "
             "should carry per view: show fewer sentences or shorter ones",
             UserWarning,
-            stacklevel=2,
         )
     return view
 

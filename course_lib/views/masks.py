@@ -15,6 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 import torch
 
+from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import type_name
 from course_lib.views._html import HtmlView, build_view
 from course_lib.views.attention import _tokens
@@ -48,6 +49,7 @@ def _mask_bits(mask: object, where: str, size: int | None) -> tuple[str, int]:
     return "".join("1" if b else "0" for b in array.reshape(-1)), array.shape[0]
 
 
+@explains_bad_calls()
 def mask_view(
     masks: Mapping,
     tokens=None,
