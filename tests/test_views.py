@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from course_lib.masking import causal_mask, sliding_window_mask
-from course_lib.views import BUDGET_BYTES, HtmlView, attention_view, mask_view
+from course_lib.views import BUDGET_BYTES, HtmlView, attention_view, encoder_decoder_view, mask_view
 from course_lib.views.attention import quantize
 
 TOKENS = "le chat est noir".split()
@@ -56,7 +56,7 @@ def test_self_contained_no_url_no_external_script(views):
 
 def test_the_embedded_weights_are_the_weights_rounded_to_two_decimals():
     w = weights(2, 3, 4, 5)
-    item = data_of(attention_view(w, TOKENS, KEYS))["items"][0]
+    item = data_of(attention_view(w, TOKENS, KEYS))["kinds"][0]["items"][0]
     got = embedded(item, (2, 3, 4, 5)) / 100
     np.testing.assert_allclose(got, w.numpy(), atol=0.005 + 1e-9)
     np.testing.assert_array_equal(got, np.round(w.numpy().astype(np.float64) * 100) / 100)
@@ -70,9 +70,10 @@ def test_every_shape_of_one_sentence_becomes_layers_and_heads():
         ((2, 3, 4, 4), (2, 3)),
     ]:
         data = data_of(attention_view(weights(*shape), TOKENS))
-        assert len(data["layers"]) == n_layers and data["heads"] == n_heads
+        kind = data["kinds"][0]
+        assert len(kind["layers"]) == n_layers and kind["heads"] == n_heads
         assert data["head"] == (-1 if n_heads > 1 else 0)  # the mean of heads first
-        assert data["items"][0]["keys"] == TOKENS  # self-attention by default
+        assert kind["items"][0]["keys"] == TOKENS  # self-attention by default
 
 
 def test_identical_input_gives_identical_bytes_and_ids_follow_the_data():
@@ -87,10 +88,9 @@ def test_identical_input_gives_identical_bytes_and_ids_follow_the_data():
 def test_several_sentences_each_with_their_tokens_and_captions():
     w = [weights(2, 4, 5), weights(2, 3, 2, seed=1)]
     data = data_of(attention_view(w, [TOKENS, TOKENS[:3]], [KEYS, KEYS[:2]], captions=["a", "b"]))
-    assert [i["caption"] for i in data["items"]] == ["a", "b"]
-    assert data["items"][1]["label"] == "2: le chat est"
+    assert data["captions"] == ["a", "b"] and data["labels"][1] == "2: le chat est"
     np.testing.assert_array_equal(
-        embedded(data["items"][1], (1, 2, 3, 2)), quantize(w[1].numpy()[None])
+        embedded(data["kinds"][0]["items"][1], (1, 2, 3, 2)), quantize(w[1].numpy()[None])
     )
 
 
@@ -148,3 +148,59 @@ def test_save_writes_a_page_that_opens_from_disk(tmp_path):
     assert page.startswith("<!DOCTYPE html>") and view.html in page
     with pytest.raises(ValueError, match=r"end in \.html"):
         view.save(tmp_path / "view.txt")
+
+
+def translator_weights():
+    """A small translator's weights for a padded batch of two, and the batch's tokens."""
+    from course_lib.translation import TranslationConfig, TranslationTransformer
+    from course_lib.vocab import PairBatches, Vocab, encode_pairs
+
+    pairs = [("je suis tres content .", "i am very happy ."), ("il dort .", "he sleeps .")]
+    sv, tv = Vocab(f for f, _ in pairs), Vocab(e for _, e in pairs)
+    batch = next(iter(PairBatches(encode_pairs(pairs, sv, tv), 2)))
+    torch.manual_seed(0)
+    config = TranslationConfig(
+        len(sv),
+        len(tv),
+        d_model=16,
+        num_heads=2,
+        d_ff=32,
+        num_encoder_layers=2,
+        num_decoder_layers=1,
+        dropout=0.0,
+    )
+    model = TranslationTransformer(config).eval()
+    with torch.no_grad():
+        _, w = model(batch.src, batch.tgt_in, need_weights=True)
+    src = [sv.decode([i for i in row.tolist() if i != 0], strip=False).split() for row in batch.src]
+    tgt = [
+        tv.decode([i for i in row.tolist() if i != 0], strip=False).split() for row in batch.tgt_in
+    ]
+    return w, src, tgt
+
+
+def test_encoder_decoder_view_cuts_each_sentence_to_its_tokens():
+    w, src, tgt = translator_weights()
+    data = data_of(encoder_decoder_view(w, src, tgt, captions=["a", "b"]))
+    names = [k["name"] for k in data["kinds"]]
+    assert names == ["encoder self-attention", "decoder self-attention", "cross-attention"]
+    encoder, _, cross = data["kinds"]
+    assert len(encoder["layers"]) == 2 and len(cross["layers"]) == 1 and cross["heads"] == 2
+    short = min(range(2), key=lambda b: len(src[b]))
+    item = cross["items"][short]
+    assert item["queries"] == tgt[short] and item["keys"] == src[short]
+    T, S = len(tgt[short]), len(src[short])
+    expected = torch.stack(w["cross"])[:, short, :, :T, :S].numpy()
+    np.testing.assert_array_equal(embedded(item, (1, 2, T, S)), quantize(expected))
+
+
+def test_encoder_decoder_view_names_bad_input():
+    w, src, tgt = translator_weights()
+    with pytest.raises(ValueError, match=r"'decoder'.*\['encoder', 'self', 'cross'\]"):
+        encoder_decoder_view({"decoder": w["self"]}, src, tgt)
+    with pytest.raises(ValueError, match="src_tokens has 2 sentences but tgt_tokens 1"):
+        encoder_decoder_view(w, src, tgt[:1])
+    with pytest.raises(ValueError, match="tokens of another batch"):
+        encoder_decoder_view(w, [s + ["x"] * 9 for s in src], tgt)
+    with pytest.raises(TypeError, match="the dict model"):
+        encoder_decoder_view(w["cross"], src, tgt)

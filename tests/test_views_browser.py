@@ -104,11 +104,11 @@ def test_attention_view_focus_heads_layers_sentences_offline(browser, tmp_path):
     assert p.locator(".clv-grid rect.clv-row").get_attribute("data-q") == "3"
     assert p.evaluate("document.activeElement.getAttribute('data-q')") == "3"
 
-    p.get_by_label("Head").select_option(label="head 2")
+    p.get_by_label("Head", exact=True).select_option(label="head 2")
     assert _row(p, 3) == _expected(w[0], 0, 1, 3)
-    p.get_by_label("Layer").select_option(label="layer 2")
+    p.get_by_label("Layer", exact=True).select_option(label="layer 2")
     assert _row(p, 3) == _expected(w[0], 1, 1, 3)
-    p.get_by_label("Sentence").select_option(index=1)
+    p.get_by_label("Sentence", exact=True).select_option(index=1)
     p.locator('.clv-grid .clv-token[data-q="1"]').hover()
     assert _row(p, 1) == _expected(w[1], 1, 1, 1)
     assert p.locator(".clv-grid .clv-token").count() == 3
@@ -116,6 +116,25 @@ def test_attention_view_focus_heads_layers_sentences_offline(browser, tmp_path):
     assert view.errors == []
     assert view.network() == [], "the view must not touch the network"
     assert view.requests == [path.as_uri()]  # not even a local file besides the page
+
+
+def test_encoder_decoder_view_switches_the_kind_of_attention(browser, tmp_path):
+    from course_lib.views import encoder_decoder_view
+    from test_views import translator_weights
+
+    w, src, tgt = translator_weights()
+    path = encoder_decoder_view(w, src, tgt).save(tmp_path / "ed.html")
+    view = Page(browser, path.as_uri())
+    p = view.page
+    assert p.get_by_label("Layer", exact=True).count() == 1  # the encoder has 2 layers
+    p.get_by_label("Attention", exact=True).select_option(label="cross-attention")
+    assert p.get_by_label("Layer", exact=True).count() == 0  # the decoder has 1
+    p.get_by_label("Head", exact=True).select_option(label="head 2")
+    p.locator('.clv-grid .clv-token[data-q="1"]').focus()
+    expected = torch.stack(w["cross"])[:, 0, :, : len(tgt[0]), : len(src[0])]
+    assert _row(p, 1) == _expected(expected, 0, 1, 1)
+    assert p.locator(".clv-grid .clv-token").count() == len(tgt[0])
+    assert view.errors == [] and view.network() == []
 
 
 def test_mask_view_click_and_slider(browser, tmp_path):

@@ -3,42 +3,64 @@
 // the layer and the head (or the mean of the heads).
 
 function start(root, data) {
-  var state = {
-    item: 0,
-    layer: data.layer,
-    head: data.head,
-    focus: null
-  };
-  var weights = data.items.map(function (item) { return bytes(item.w); });
+  var state = { kind: data.kind, item: 0, layer: data.layer, head: data.head, focus: null };
+  var weights = data.kinds.map(function (kind) {
+    return kind.items.map(function (item) { return bytes(item.w); });
+  });
 
   if (data.title) el("p", { "class": "clv-title" }, root, data.title);
   var controls = el("div", { "class": "clv-controls" }, root);
+  var fixed = el("span", { "class": "clv-controls" }, controls);
+  var perKind = el("span", { "class": "clv-controls" }, controls);
   var caption = el("p", { "class": "clv-caption" }, root);
   var panels = el("div", { "class": "clv-panels" }, root);
   var gridPanel = el("div", { "class": "clv-panel" }, panels);
   var linePanel = el("div", { "class": "clv-panel" }, panels);
   var readout = el("p", { "class": "clv-readout", "aria-live": "polite" }, root);
 
-  if (data.items.length > 1) {
-    picker(controls, "Sentence", data.items.map(function (item) { return item.label; }),
-      state.item, function (i) { state.item = i; state.focus = null; draw(); });
+  if (data.kinds.length > 1) {
+    picker(fixed, "Attention", data.kinds.map(function (k) { return k.name; }), state.kind,
+      function (i) {
+        state.kind = i;
+        state.layer = Math.min(state.layer, data.kinds[i].layers.length - 1);
+        state.head = data.kinds[i].heads > 1 ? -1 : 0;
+        state.focus = null;
+        kindPickers();
+        draw();
+      });
   }
-  if (data.layers.length > 1) {
-    picker(controls, "Layer", data.layers, state.layer,
-      function (i) { state.layer = i; draw(); });
-  }
-  if (data.heads > 1) {
-    var heads = ["mean of heads"];
-    for (var h = 0; h < data.heads; h++) heads.push("head " + (h + 1));
-    picker(controls, "Head", heads, state.head + 1,
-      function (i) { state.head = i - 1; draw(); });
+  if (data.labels.length > 1) {
+    picker(fixed, "Sentence", data.labels, state.item,
+      function (i) { state.item = i; state.focus = null; draw(); });
   }
 
-  // The weight of query t on key s in the current sentence, layer and head (or the mean).
+  // The layer and head pickers: their choices depend on the kind of attention.
+  function kindPickers() {
+    clear(perKind);
+    var kind = data.kinds[state.kind];
+    if (kind.layers.length > 1) {
+      picker(perKind, "Layer", kind.layers, state.layer,
+        function (i) { state.layer = i; draw(); });
+    }
+    if (kind.heads > 1) {
+      var heads = ["mean of heads"];
+      for (var h = 0; h < kind.heads; h++) heads.push("head " + (h + 1));
+      picker(perKind, "Head", heads, state.head + 1,
+        function (i) { state.head = i - 1; draw(); });
+    }
+  }
+  kindPickers();
+
+  function current() {
+    return data.kinds[state.kind].items[state.item];
+  }
+
+  // The weight of query t on key s in the current kind, sentence, layer and head (or the
+  // mean of the heads).
   function weight(t, s) {
-    var item = data.items[state.item];
-    var w = weights[state.item];
-    var H = data.heads, T = item.queries.length, S = item.keys.length;
+    var item = current();
+    var w = weights[state.kind][state.item];
+    var H = data.kinds[state.kind].heads, T = item.queries.length, S = item.keys.length;
     function at(h) { return w[((state.layer * H + h) * T + t) * S + s] / 100; }
     if (state.head >= 0) return at(state.head);
     var sum = 0;
@@ -68,7 +90,7 @@ function start(root, data) {
     g.addEventListener("mouseenter", function () { if (state.focus !== t) focusQuery(t, null); });
     g.addEventListener("focus", function () { if (state.focus !== t) focusQuery(t, panel); });
     g.addEventListener("keydown", function (event) {
-      var T = data.items[state.item].queries.length;
+      var T = current().queries.length;
       var next = event.key === "ArrowDown" || event.key === "ArrowRight" ? t + 1
         : event.key === "ArrowUp" || event.key === "ArrowLeft" ? t - 1 : null;
       if (next === null || next < 0 || next >= T) return;
@@ -160,9 +182,10 @@ function start(root, data) {
   }
 
   function draw() {
-    var item = data.items[state.item];
-    caption.textContent = item.caption || "";
-    caption.style.display = item.caption ? "" : "none";
+    var item = current();
+    var text = data.captions[state.item];
+    caption.textContent = text;
+    caption.style.display = text ? "" : "none";
     drawGrid(item);
     drawLines(item);
     drawReadout(item);

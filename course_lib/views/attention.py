@@ -12,7 +12,7 @@ Pickers switch the layer, the head (or the mean of the heads) and the sentence.
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import torch
@@ -21,7 +21,7 @@ from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate import type_name, warn_user
 from course_lib.views._html import BUDGET_BYTES, HtmlView, build_view
 
-__all__ = ["attention_view", "quantize"]
+__all__ = ["attention_view", "encoder_decoder_view", "quantize"]
 
 #: Weights travel as bytes: round(SCALE * w), shown as that over SCALE (two decimals).
 SCALE = 100
@@ -162,43 +162,157 @@ def attention_view(
         key_lists = [query_lists[0] if keys is None else _tokens(keys, "keys")]
         arrays = [_layers_heads(weights, "weights", len(query_lists[0]), len(key_lists[0]))]
         n = 1
+    captions = _texts(captions, n, "captions", default="")
+    labels = _sentence_labels(labels, query_lists)
+    kind = _kind("", arrays, query_lists, key_lists, layer_names, "weights")
+    return _view([kind], labels, captions, title, "Attention weights, queries by keys")
+
+
+#: The kinds of attention of an encoder-decoder, as its ``need_weights=True`` dict names
+#: them: (name in the picker, queries' side, keys' side).
+KINDS = {
+    "encoder": ("encoder self-attention", "src", "src"),
+    "self": ("decoder self-attention", "tgt", "tgt"),
+    "cross": ("cross-attention", "tgt", "src"),
+}
+
+
+@explains_bad_calls()
+def encoder_decoder_view(
+    weights,
+    src_tokens,
+    tgt_tokens,
+    *,
+    title: str | None = None,
+    captions=None,
+    labels=None,
+) -> HtmlView:
+    """An attention view of an encoder-decoder's three kinds of attention, for a batch.
+
+    Args:
+        weights: what ``model(src, tgt_in, need_weights=True)`` returns beside its output:
+            ``{"encoder": [...], "self": [...], "cross": [...]}`` (any of the three), one
+            ``(B, num_heads, ., .)`` tensor per layer.
+        src_tokens: ``B`` lists of source tokens, each as long as its sentence (its padding
+            columns are cut off).
+        tgt_tokens: ``B`` lists of the decoder's input tokens (``<sos> y1 ...``), likewise.
+        title, captions, labels: as in :func:`attention_view`.
+
+    Returns:
+        An :class:`~course_lib.views.HtmlView` with an *Attention* picker (encoder
+        self-attention, decoder self-attention, cross-attention) beside the sentence, layer
+        and head pickers.
+
+    Raises:
+        TypeError: weights that are not such a dict, tokens given as strings.
+        ValueError: a kind not among ``"encoder"``, ``"self"``, ``"cross"``; token lists of
+            another batch size or longer than the weights.
+    """
+    if not isinstance(weights, Mapping) or not weights:
+        raise TypeError(
+            f"weights must be the dict model(src, tgt_in, need_weights=True) returns, "
+            f'{{"encoder": [...], "self": [...], "cross": [...]}}, got {type_name(weights)}'
+        )
+    unknown = sorted(set(weights) - set(KINDS), key=str)
+    if unknown:
+        raise ValueError(
+            f"weights has the key(s) {unknown}; an encoder-decoder's kinds are {list(KINDS)}"
+        )
+    for name, side in (("src_tokens", src_tokens), ("tgt_tokens", tgt_tokens)):
+        if isinstance(side, str) or not isinstance(side, Sequence) or not side:
+            raise TypeError(f"{name} must be a list of token lists, one per sentence")
+    sides = {
+        key: [_tokens(t, f"{name}[{b}]") for b, t in enumerate(side)]
+        for key, name, side in (
+            ("src", "src_tokens", src_tokens),
+            ("tgt", "tgt_tokens", tgt_tokens),
+        )
+    }
+    n = len(sides["src"])
+    if len(sides["tgt"]) != n:
+        raise ValueError(
+            f"src_tokens has {n} sentences but tgt_tokens {len(sides['tgt'])}: one each"
+        )
+    kinds = []
+    for key in KINDS:
+        if key not in weights:
+            continue
+        name, q_side, k_side = KINDS[key]
+        layers = weights[key]
+        if isinstance(layers, (torch.Tensor, np.ndarray)) or not isinstance(layers, Sequence):
+            raise TypeError(
+                f'weights["{key}"] must be a list with one (B, num_heads, ., .) tensor per '
+                f"layer, got {type_name(layers)}"
+            )
+        stacked = _as_array(list(layers), f'weights["{key}"]')  # (L, B, Nh, Tq, Tk)
+        if stacked.ndim != 5 or stacked.shape[1] != n:
+            raise ValueError(
+                f'weights["{key}"] stacks to {tuple(stacked.shape)}, expected (num_layers, '
+                f"B={n}, num_heads, ., .): one tensor per layer, for the {n} sentences of "
+                "src_tokens"
+            )
+        queries, keys = sides[q_side], sides[k_side]
+        arrays = []
+        for b in range(n):
+            tq, tk = len(queries[b]), len(keys[b])
+            if tq > stacked.shape[3] or tk > stacked.shape[4]:
+                raise ValueError(
+                    f'sentence {b} has {tq} query and {tk} key tokens but weights["{key}"] '
+                    f"covers {stacked.shape[3]} x {stacked.shape[4]}: tokens of another batch?"
+                )
+            where = f'weights["{key}"], sentence {b}'
+            arrays.append(_layers_heads(stacked[:, b, :, :tq, :tk], where, tq, tk))
+        kinds.append(_kind(name, arrays, queries, keys, None, f'weights["{key}"]'))
+    captions = _texts(captions, n, "captions", default="")
+    labels = _sentence_labels(labels, sides["src"])
+    return _view(kinds, labels, captions, title, "Attention of an encoder-decoder")
+
+
+def _sentence_labels(labels, token_lists: list[list[str]]) -> list[str]:
+    given = _texts(labels, len(token_lists), "labels", default=None)
+    return [
+        label if label is not None else f"{i + 1}: {' '.join(tokens)[:40]}"
+        for i, (label, tokens) in enumerate(zip(given, token_lists, strict=True))
+    ]
+
+
+def _kind(name, arrays, queries, keys, layer_names, where: str) -> dict:
+    """One kind of attention: its layers' names, heads and per-sentence weights."""
     shapes = {a.shape[:2] for a in arrays}
     if len(shapes) > 1:
         raise ValueError(
-            f"every sentence needs the same (num_layers, num_heads), got {sorted(shapes)}"
+            f"every sentence of {where} needs the same (num_layers, num_heads), got "
+            f"{sorted(shapes)}"
         )
     n_layers, n_heads = arrays[0].shape[:2]
-    captions = _texts(captions, n, "captions", default="")
-    labels = _texts(labels, n, "labels", default=None)
-    labels = [
-        label if label is not None else f"{i + 1}: {' '.join(q)[:40]}"
-        for i, (label, q) in enumerate(zip(labels, query_lists, strict=True))
-    ]
     if layer_names is None:
         layer_names = [f"layer {i + 1}" for i in range(n_layers)]
-    layer_names = _texts(layer_names, n_layers, "layer_names", default="")
-    items = [
-        {
-            "label": label,
-            "caption": caption,
-            "queries": q,
-            "keys": k,
-            "w": base64.b64encode(quantize(a).tobytes()).decode("ascii"),
-        }
-        for label, caption, q, k, a in zip(
-            labels, captions, query_lists, key_lists, arrays, strict=True
-        )
-    ]
+    return {
+        "name": name,
+        "layers": _texts(layer_names, n_layers, "layer_names", default=""),
+        "heads": int(n_heads),
+        "items": [
+            {
+                "queries": q,
+                "keys": k,
+                "w": base64.b64encode(quantize(a).tobytes()).decode("ascii"),
+            }
+            for q, k, a in zip(queries, keys, arrays, strict=True)
+        ],
+    }
+
+
+def _view(kinds: list[dict], labels, captions, title, default_label: str) -> HtmlView:
     data = {
         "title": title or "",
-        "items": items,
-        "layers": layer_names,
-        "heads": int(n_heads),
+        "labels": labels,
+        "captions": captions,
+        "kinds": kinds,
+        "kind": 0,
         "layer": 0,
-        "head": -1 if n_heads > 1 else 0,
+        "head": -1 if kinds[0]["heads"] > 1 else 0,
     }
-    label = title or "Attention weights, queries by keys"
-    view = build_view("attention", data, "attention.js", label)
+    view = build_view("attention", data, "attention.js", title or default_label)
     if view.nbytes > BUDGET_BYTES:
         warn_user(
             f"this attention view is {view.nbytes:,} bytes, over the {BUDGET_BYTES:,} a page "
