@@ -106,7 +106,8 @@ function start(root, data) {
 
   function drawGrid(item) {
     clear(gridPanel);
-    var T = item.queries.length, S = item.keys.length, c = 22;
+    var T = item.queries.length, S = item.keys.length;
+    var c = Math.max(22, Math.min(44, Math.floor(176 / Math.max(T, S))));  // cell size
     var left = textWidth(item.queries) + 10, top = textWidth(item.keys) * 0.75 + 12;
     var width = left + S * c + 4, height = top + T * c + 4;
     var svg = el("svg:svg", { "class": "clv-grid", viewBox: "0 0 " + width + " " + height,
