@@ -204,3 +204,15 @@ def test_encoder_decoder_view_names_bad_input():
         encoder_decoder_view(w, [s + ["x"] * 9 for s in src], tgt)
     with pytest.raises(TypeError, match="the dict model"):
         encoder_decoder_view(w["cross"], src, tgt)
+
+
+def test_encoder_decoder_view_labels_decoder_rows_by_the_written_words():
+    w, src, tgt = translator_weights()
+    out = [t[1:] + ["<eos>"] for t in tgt]
+    data = data_of(encoder_decoder_view(w, src, tgt, out_tokens=out))
+    _, self_attention, cross = data["kinds"]
+    assert cross["items"][0]["queries"] == out[0] and cross["items"][0]["keys"] == src[0]
+    assert self_attention["items"][0]["queries"] == out[0]
+    assert self_attention["items"][0]["keys"] == tgt[0]
+    with pytest.raises(ValueError, match="one written word per decoder input"):
+        encoder_decoder_view(w, src, tgt, out_tokens=[o[:-1] for o in out])

@@ -172,8 +172,8 @@ def attention_view(
 #: them: (name in the picker, queries' side, keys' side).
 KINDS = {
     "encoder": ("encoder self-attention", "src", "src"),
-    "self": ("decoder self-attention", "tgt", "tgt"),
-    "cross": ("cross-attention", "tgt", "src"),
+    "self": ("decoder self-attention", "out", "tgt"),
+    "cross": ("cross-attention", "out", "src"),
 }
 
 
@@ -183,6 +183,7 @@ def encoder_decoder_view(
     src_tokens,
     tgt_tokens,
     *,
+    out_tokens=None,
     title: str | None = None,
     captions=None,
     labels=None,
@@ -196,6 +197,9 @@ def encoder_decoder_view(
         src_tokens: ``B`` lists of source tokens, each as long as its sentence (its padding
             columns are cut off).
         tgt_tokens: ``B`` lists of the decoder's input tokens (``<sos> y1 ...``), likewise.
+        out_tokens: ``B`` lists of the words each decoder position writes (``y1 ... <eos>``),
+            as long as ``tgt_tokens``: they label the decoder's queries, so a row reads
+            "the word written, and what it looked at". By default the input tokens.
         title, captions, labels: as in :func:`attention_view`.
 
     Returns:
@@ -228,6 +232,18 @@ def encoder_decoder_view(
             ("tgt", "tgt_tokens", tgt_tokens),
         )
     }
+    if out_tokens is None:
+        sides["out"] = sides["tgt"]
+    else:
+        if isinstance(out_tokens, str) or not isinstance(out_tokens, Sequence):
+            raise TypeError("out_tokens must be a list of token lists, one per sentence")
+        sides["out"] = [_tokens(t, f"out_tokens[{b}]") for b, t in enumerate(out_tokens)]
+        lengths = [len(t) for t in sides["tgt"]], [len(t) for t in sides["out"]]
+        if lengths[0] != lengths[1]:
+            raise ValueError(
+                "out_tokens must match tgt_tokens sentence by sentence, one written word per "
+                f"decoder input: lengths {lengths[1]} against {lengths[0]}"
+            )
     n = len(sides["src"])
     if len(sides["tgt"]) != n:
         raise ValueError(
