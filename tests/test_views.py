@@ -12,7 +12,15 @@ import pytest
 import torch
 
 from course_lib.masking import causal_mask, sliding_window_mask
-from course_lib.views import BUDGET_BYTES, HtmlView, attention_view, encoder_decoder_view, mask_view
+from course_lib.views import (
+    BUDGET_BYTES,
+    HtmlView,
+    attention_view,
+    encoder_decoder_view,
+    mask_view,
+    offset_view,
+    positions_view,
+)
 from course_lib.views.attention import quantize
 
 TOKENS = "le chat est noir".split()
@@ -216,3 +224,35 @@ def test_encoder_decoder_view_labels_decoder_rows_by_the_written_words():
     assert self_attention["items"][0]["keys"] == tgt[0]
     with pytest.raises(ValueError, match="one written word per decoder input"):
         encoder_decoder_view(w, src, tgt, out_tokens=[o[:-1] for o in out])
+
+
+def test_positions_view_embeds_the_table_in_thousandths():
+    from course_lib.positional import sinusoidal_encoding
+
+    table = sinusoidal_encoding(12, 8)
+    data = data_of(positions_view(table, position=2, offset=3))
+    got = np.array(data["table"]).reshape(12, 8) / 1000
+    np.testing.assert_allclose(got, table.numpy(), atol=0.0005 + 1e-9)
+    assert (data["length"], data["width"], data["p"], data["k"]) == (12, 8, 2, 3)
+    with pytest.raises(ValueError, match="even d_model"):
+        positions_view(torch.zeros(12, 7))
+    with pytest.raises(ValueError, match="inside the table's 12 positions"):
+        positions_view(table, position=10, offset=5)
+    with pytest.raises(ValueError, match=r"in \[-1, 1\]"):
+        positions_view(table * 3)
+
+
+def test_offset_view_holds_every_curve_and_names_bad_input():
+    scores = {"rotary": torch.randn(6, 6), "added": torch.randn(6, 6)}
+    data = data_of(offset_view(scores, position=2))
+    assert [c["name"] for c in data["curves"]] == ["rotary", "added"] and data["m"] == 2
+    np.testing.assert_array_equal(
+        np.array(data["curves"][1]["scores"]).reshape(6, 6),
+        np.rint(scores["added"].numpy().astype(np.float64) * 1000),
+    )
+    with pytest.raises(TypeError, match=r"dict \{name: \(L, L\) scores\}"):
+        offset_view(torch.randn(6, 6))
+    with pytest.raises(ValueError, match="square"):
+        offset_view({"a": torch.randn(6, 5)})
+    with pytest.raises(ValueError, match=r"every matrix must be \(6, 6\)"):
+        offset_view({"a": torch.randn(6, 6), "b": torch.randn(5, 5)})

@@ -157,6 +157,40 @@ def test_mask_view_click_and_slider(browser, tmp_path):
     assert view.errors == [] and view.network() == []
 
 
+def test_positions_view_sliders_bars_and_dials(browser, tmp_path):
+    from course_lib.positional import sinusoidal_encoding
+    from course_lib.views import positions_view
+
+    table = sinusoidal_encoding(16, 8)
+    path = positions_view(table, position=3, offset=2).save(tmp_path / "p.html")
+    view = Page(browser, path.as_uri())
+    p = view.page
+    bars = p.locator('rect[data-row="1"]')  # the encoding of p + k = 5
+    got = [float(bars.nth(j).get_attribute("data-v")) for j in range(bars.count())]
+    np.testing.assert_allclose(got, table[5].numpy(), atol=0.0006)
+    p.get_by_label("position p", exact=True).fill("7")
+    p.get_by_label("position p", exact=True).dispatch_event("input")
+    expected = float(np.rint(table.numpy() * 1000)[7] @ np.rint(table.numpy() * 1000)[9]) / 1e6
+    assert f"PE(7) · PE(9) = {expected:.3f}" in p.locator(".clv-readout").text_content()
+    assert p.locator(".clv-dials line").count() == 2 * 4  # two hands on each of 4 dials
+    assert view.errors == [] and view.network() == []
+
+
+def test_offset_view_moves_the_query(browser, tmp_path):
+    from course_lib.views import offset_view
+
+    scores = torch.arange(36.0).reshape(6, 6) / 10
+    path = offset_view({"a": scores, "b": -scores}).save(tmp_path / "o.html")
+    view = Page(browser, path.as_uri())
+    p = view.page
+    assert "score at offset 0: a 0.00 · b 0.00" in p.locator(".clv-readout").text_content()
+    p.get_by_label("query position m", exact=True).fill("4")
+    p.get_by_label("query position m", exact=True).dispatch_event("input")
+    assert "m = 4, score at offset 0: a 2.80 · b -2.80" in p.locator(".clv-readout").text_content()
+    assert p.locator("polyline.clv-score").count() == 2
+    assert view.errors == [] and view.network() == []
+
+
 def test_two_identical_views_on_one_page_both_run(browser, tmp_path):
     view = attention_view(_weights(4, 4), SOURCES[0])
     page = view.page().replace(view.html, view.html + "\n" + view.html)

@@ -8,5 +8,14 @@ book's pages, Jupyter, JupyterLab and Colab, and saved to a page that opens from
 from course_lib.views._html import BUDGET_BYTES, HtmlView
 from course_lib.views.attention import attention_view, encoder_decoder_view
 from course_lib.views.masks import mask_view
+from course_lib.views.positions import offset_view, positions_view
 
-__all__ = ["HtmlView", "BUDGET_BYTES", "attention_view", "encoder_decoder_view", "mask_view"]
+__all__ = [
+    "HtmlView",
+    "BUDGET_BYTES",
+    "attention_view",
+    "encoder_decoder_view",
+    "mask_view",
+    "positions_view",
+    "offset_view",
+]
