@@ -48,6 +48,15 @@ __all__ = [
     "DecoderCache",
 ]
 
+#: nn.TransformerEncoderLayer's (and nn.Transformer's) names, in the course's words.
+_PYTORCH_LAYER_NAMES = {
+    "norm_first": "course_lib writes add_norm='pre' (norm_first=True) or add_norm='post' (the default)",
+    "nhead": "course_lib calls it num_heads",
+    "dim_feedforward": "course_lib calls it d_ff",
+    "batch_first": "course_lib's layers are always batch-first: inputs are (B, T, D), so leave batch_first out",
+    "activation": "course_lib's layers have one feed-forward block, FeedForward (Linear, ReLU, Linear): there is no activation switch (a SwiGLU block is DecoderOnlyConfig(feed_forward='swiglu')'s)",
+}
+
 ADD_NORM = ("post", "pre", None)
 
 
@@ -86,11 +95,7 @@ class _Layer(nn.Module):
     cross_attention = False  # the decoder's middle sublayer
 
     @explains_bad_calls(
-        norm_first="course_lib writes add_norm='pre' (norm_first=True) or add_norm='post' (the default)",
-        nhead="course_lib calls it num_heads",
-        dim_feedforward="course_lib calls it d_ff",
-        batch_first="course_lib's layers are always batch-first: inputs are (B, T, D), so leave batch_first out",
-        activation="course_lib's layers have one feed-forward block, FeedForward (Linear, ReLU, Linear): there is no activation switch (a SwiGLU block is DecoderOnlyConfig(feed_forward='swiglu')'s)",
+        **_PYTORCH_LAYER_NAMES,
     )
     def __init__(
         self,
@@ -330,11 +335,7 @@ class _Stack(nn.Module):
     layer_type: type[_Layer]
 
     @explains_bad_calls(
-        norm_first="course_lib writes add_norm='pre' (norm_first=True) or add_norm='post' (the default)",
-        nhead="course_lib calls it num_heads",
-        dim_feedforward="course_lib calls it d_ff",
-        batch_first="course_lib's layers are always batch-first: inputs are (B, T, D), so leave batch_first out",
-        activation="course_lib's layers have one feed-forward block, FeedForward (Linear, ReLU, Linear): there is no activation switch (a SwiGLU block is DecoderOnlyConfig(feed_forward='swiglu')'s)",
+        **_PYTORCH_LAYER_NAMES,
         missing="it builds its own layers from these sizes; it takes no EncoderLayer or DecoderLayer, unlike nn.TransformerEncoder(encoder_layer, num_layers)",
     )
     def __init__(

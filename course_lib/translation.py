@@ -161,11 +161,17 @@ class TranslationTransformer(nn.Module):
 
     @explains_bad_calls(
         output_attentions="course_lib says need_weights=True: logits, weights = model(src, tgt_in, need_weights=True)",
-        src_key_padding_mask="the model derives its masks itself: the padding masks from the <pad> tokens (PAD) of src and tgt_in, the causal mask from the target length; call model(src, tgt_in)",
-        tgt_key_padding_mask="the model derives its masks itself: the padding masks from the <pad> tokens (PAD) of src and tgt_in, the causal mask from the target length; call model(src, tgt_in)",
-        memory_key_padding_mask="the model derives its masks itself: the padding masks from the <pad> tokens (PAD) of src and tgt_in, the causal mask from the target length; call model(src, tgt_in)",
-        tgt_mask="the model derives its masks itself: the padding masks from the <pad> tokens (PAD) of src and tgt_in, the causal mask from the target length; call model(src, tgt_in)",
-        src_mask="the model derives its masks itself: the padding masks from the <pad> tokens (PAD) of src and tgt_in, the causal mask from the target length; call model(src, tgt_in)",
+        **dict.fromkeys(
+            (
+                "src_key_padding_mask",
+                "tgt_key_padding_mask",
+                "memory_key_padding_mask",
+                "tgt_mask",
+                "src_mask",
+            ),
+            "the model derives its masks itself: the padding masks from the <pad> tokens (PAD) "
+            "of src and tgt_in, the causal mask from the target length; call model(src, tgt_in)",
+        ),
     )
     def forward(self, src: Tensor, tgt_in: Tensor, *, need_weights: bool = False):
         c = self.config
