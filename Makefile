@@ -74,13 +74,15 @@ student: setup
 
 # Paths as given on the command line (relative to where make runs); JOBS=2 submissions at a
 # time, TIMEOUT=120 seconds per cell and per check, ALL_CELLS=1 to run every code cell,
-# VARIANT=1 which unseen cases the checks run on.
+# VARIANT=1 which unseen cases the checks run on, UNSANDBOXED=1 where bubblewrap cannot run
+# (students' code then runs as your user; the gradebook says so).
 grade: setup
 	@if [ -z "$(CHAPTER)" ] || [ -z "$(SUBMISSIONS)" ] || [ -z "$(OUT)" ]; then \
 		echo "usage: make grade CHAPTER=05 SUBMISSIONS=folder-or-zip OUT=folder" >&2; exit 2; fi
 	$(BIN)/python -m course_lib.grading --chapter "$(CHAPTER)" --submissions "$(SUBMISSIONS)" \
 		--out "$(OUT)" --jobs "$(or $(JOBS),2)" --timeout "$(or $(TIMEOUT),120)" \
-		--variant "$(or $(VARIANT),1)" $(if $(ALL_CELLS),--all-cells)
+		--variant "$(or $(VARIANT),1)" $(if $(ALL_CELLS),--all-cells) \
+		$(if $(UNSANDBOXED),--unsandboxed)
 
 clean:
 	rm -rf _build _mathjax .pytest_cache .ruff_cache .hypothesis .notebook-seconds.json

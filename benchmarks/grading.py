@@ -92,7 +92,7 @@ def main() -> int:
                 solved_class(chapter, folder, args.class_size, not args.functions_only)
                 start = time.perf_counter()
                 options = Options(all_cells=args.all_cells)
-                graded = grade_class(assignment, folder, jobs=args.jobs, options=options)
+                graded, _ = grade_class(assignment, folder, jobs=args.jobs, options=options)
                 wall = time.perf_counter() - start
             # a class of 30, two at a time: measured when class_size is 30, else projected
             slowest = max(

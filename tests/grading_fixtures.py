@@ -212,6 +212,22 @@ def write(nb: nbformat.NotebookNode, path: Path) -> Path:
     return path
 
 
+def isolation_args() -> list[str]:
+    """``[]`` where the grader's sandbox runs here; ``["--unsandboxed"]`` where bubblewrap
+    cannot (macOS, a container without user namespaces), unless the run requires the sandbox
+    (``COURSE_REQUIRE_SANDBOX=1``, set by CI where it installed bubblewrap): then it fails."""
+    from course_lib.grading.sandbox import probe
+
+    reason = probe()
+    if reason is None:
+        return []
+    if os.environ.get("COURSE_REQUIRE_SANDBOX"):
+        raise AssertionError(
+            f"COURSE_REQUIRE_SANDBOX is set, but the sandbox cannot start: {reason}"
+        )
+    return ["--unsandboxed"]
+
+
 def grade_once(tmp_path_factory, name: str, build: Callable[[Path], list[str]]) -> Path:
     """Grade a fixture class once per test session, also under pytest-xdist (whose workers
     share the base temporary folder): the first worker grades, the others wait and read.
@@ -229,5 +245,172 @@ def grade_once(tmp_path_factory, name: str, build: Callable[[Path], list[str]]) 
 
             shared.mkdir(exist_ok=True)
             args = build(shared)
-            assert main([*args, "--out", str(out)]) == 0, "the grader failed"
+            assert main([*args, *isolation_args(), "--out", str(out)]) == 0, "the grader failed"
     return out
+
+
+# A class that mixes every kind of defect of issue 44 (other names and contents than the
+# issue's own cases): for each file, the gradebook row it must get. ``None`` for points means
+# the row has no points (not graded); ``status`` is the start its status must have.
+ANSWERS = {"masked_softmax": None, "scaled_dot_product_attention": None, "general_scores": None}
+DEATHS = {
+    "swallows_interrupts": (
+        "def scaled_dot_product_attention(*args, **kwargs):\n"
+        "    while True:\n"
+        "        try:\n"
+        "            while True:\n"
+        "                pass\n"
+        "        except KeyboardInterrupt:\n"
+        "            pass\n"
+    ),
+    "exits_in_check": "def scaled_dot_product_attention(*a, **k):\n    import os\n    os._exit(7)\n",
+    "segfaults": (
+        "def scaled_dot_product_attention(*a, **k):\n"
+        "    import ctypes\n"
+        "    return ctypes.string_at(0)\n"
+    ),
+}
+
+
+def _v3(nb: nbformat.NotebookNode) -> str:
+    return nbformat.writes(nbformat.convert(nb, 3), version=3)
+
+
+def mixed_class(
+    folder: Path, out: Path, attack: bool = True
+) -> list[tuple[str, list[str] | None, str]]:
+    """Write the mixed class in ``folder`` (to be graded into ``out``; ``attack``: with the
+    submission that attacks the others, which only the sandbox stops); return the rows it
+    must give: (student id or its start, for ids that get a hash; points of ex1-ex3, ``None``
+    where it is not graded; the start of its status). An id start may repeat: so many rows."""
+    import json
+
+    from course_lib.grading.sandbox import LIBRARY
+
+    full, zero = ["1", "1", "1"], ["0", "0", "0"]
+    expect: list[tuple[str, list[str] | None, str]] = []
+    # 2. deaths during a check cost that check alone
+    for name, source in DEATHS.items():
+        nb = with_answers(THREAT_CHAPTER, {**ANSWERS, "scaled_dot_product_attention": source})
+        write(nb, folder / f"{name}.ipynb")
+        expect.append((name, ["1", "0", "1"], "graded"))
+    # 3. ids and pages that would collide
+    write(solved(THREAT_CHAPTER), folder / "grp" / "kim.ipynb")
+    write(untouched(THREAT_CHAPTER), folder / "grp__kim.ipynb")
+    expect += [("grp__kim", full, "graded"), ("grp__kim", zero, "graded")]
+    write(solved(THREAT_CHAPTER), folder / "Lee Wu.ipynb")
+    write(untouched(THREAT_CHAPTER), folder / "Lee_Wu.ipynb")
+    expect += [("Lee Wu", full, "graded"), ("Lee_Wu", zero, "graded")]
+    write(solved(THREAT_CHAPTER), folder / "Jos\u00e9.ipynb")  # NFC
+    write(untouched(THREAT_CHAPTER), folder / "Jose\u0301.ipynb")  # NFD: reads the same
+    expect += [("Jos\u00e9", full, "graded"), ("Jos\u00e9", zero, "graded")]
+    # 4. files that used to disappear or crash the run
+    write(solved(THREAT_CHAPTER), folder / ".late.ipynb")
+    expect.append((".late", None, "skipped"))
+    (folder / "v3_notebook.ipynb").write_text(_v3(solved(THREAT_CHAPTER)), encoding="utf-8")
+    expect.append(("v3_notebook", full, "graded"))
+    data = json.loads(nbformat.writes(solved(THREAT_CHAPTER)))
+    data["metadata"] = None
+    (folder / "null_metadata.ipynb").write_text(json.dumps(data), encoding="utf-8")
+    expect.append(("null_metadata", None, "not a notebook"))
+    data = json.loads(nbformat.writes(solved(THREAT_CHAPTER)))
+    data["cells"][1]["source"] = [None]
+    (folder / "null_source.ipynb").write_text(json.dumps(data), encoding="utf-8")
+    expect.append(("null_source", None, "not a notebook"))
+    deep = folder.joinpath(*(["a_long_folder_name_for_one_section_of_the_class" * 2] * 4))
+    write(solved(THREAT_CHAPTER), deep / ("a_very_long_student_name" * 8 + ".ipynb"))
+    expect.append(("a_long_folder_name", full, "graded"))
+    # 5. answers a static slice used to drop
+    cases = {
+        "star_import": ("from math import *\n", "sqrt"),
+        "made_by_exec": ('exec("root_of = lambda x: x ** 0.5")\n', "root_of"),
+        "import_in_try": (
+            "try:\n    from math import sqrt as root_of\nexcept ImportError:\n    pass\n",
+            "root_of",
+        ),
+        "dict_filled": (
+            'SETTINGS = {}\nSETTINGS["root"] = lambda x: x ** 0.5\n',
+            'SETTINGS["root"]',
+        ),
+    }
+    for name, (cell, root) in cases.items():
+        nb = with_answers(THREAT_CHAPTER, ANSWERS)
+        for c in nb.cells:
+            if c.cell_type == "code" and "def scaled_dot_product_attention" in c.source:
+                c.source = c.source.replace("math.sqrt", root)
+        insert_after(nb, "masked_softmax", cell)
+        write(nb, folder / f"{name}.ipynb")
+        expect.append((name, full, "graded"))
+    # 6. a submission that attacks the others, and the student graded after it
+    if not attack:
+        return expect
+    attack = ATTACK.format(submissions=str(folder), out=str(out), library=str(LIBRARY))
+    write(
+        append_to(with_answers(THREAT_CHAPTER, ANSWERS), "masked_softmax", attack),
+        folder / "a_attacker.ipynb",
+    )
+    expect.append(("a_attacker", full, "graded"))
+    return expect
+
+
+ATTACK = """
+import os, pathlib, subprocess, time
+
+SUBMISSIONS, OUT, LIBRARY = {submissions!r}, {out!r}, {library!r}
+for path in (SUBMISSIONS + "/b_victim.ipynb", OUT + "/grades.csv", LIBRARY + "/__init__.py",
+             LIBRARY + "/../injected.pth", "/tmp/left_by_attacker"):
+    try:
+        with open(path, "a") as f:
+            f.write("# attacked")
+    except OSError:
+        pass
+try:
+    os.makedirs(OUT, exist_ok=True)
+    os.mkfifo(OUT + "/feedback")
+except OSError:
+    pass
+subprocess.Popen(["sleep", "987"])  # a process left behind
+if os.fork() == 0:  # and one that acts once the grader has moved on
+    os.setsid()
+    time.sleep(3)
+    for path in (OUT + "/grades.csv", SUBMISSIONS + "/b_victim.ipynb"):
+        try:
+            pathlib.Path(path).write_text("rewritten")
+        except OSError:
+            pass
+    os._exit(0)
+"""
+
+
+def judge(rows: list[dict], expect: list[tuple[str, list[str] | None, str]]) -> dict[str, list]:
+    """Each expected row: ``right``, ``wrong`` (a row with that id, other points or status) or
+    ``lost`` (no row with that id)."""
+    import unicodedata
+
+    left = [dict(r, student=unicodedata.normalize("NFC", r["student"])) for r in rows]
+    verdict: dict[str, list] = {"right": [], "wrong": [], "lost": []}
+    for start, points, status in expect:
+        mine = [
+            r
+            for r in left
+            if r["student"] == start
+            or r["student"].startswith(start + "~")
+            or (len(start) > 12 and r["student"].startswith(start))
+        ]
+        good = [
+            r
+            for r in mine
+            if r["status"].startswith(status)
+            and (points is None or [r["ex1"], r["ex2"], r["ex3"]] == points)
+        ]
+        if good:
+            left.remove(good[0])
+            verdict["right"].append(start)
+        elif mine:
+            left.remove(mine[0])
+            verdict["wrong"].append(
+                (start, mine[0]["status"], [mine[0][k] for k in ("ex1", "ex2", "ex3")])
+            )
+        else:
+            verdict["lost"].append(start)
+    return verdict

@@ -131,3 +131,82 @@ def test_gradescope_with_submissions_and_out_is_refused_before_anything_is_writt
     err = capsys.readouterr().err
     assert "--gradescope with --submissions and --out" in err and "two commands" in err
     assert not archive.exists() and not (tmp_path / "out").exists()
+
+
+def test_the_autograder_zip_carries_the_views_scripts_and_styles(tmp_path):
+    archive = tmp_path / "autograder.zip"
+    assert main(["--chapter", CHAPTER, "--gradescope", str(archive)]) == 0
+    with zipfile.ZipFile(archive) as z:
+        names = set(z.namelist())
+        setup = z.read("setup.sh").decode()
+    assert {"course_lib/views/view.css", "course_lib/views/attention.js"} <= names
+    assert not any("__pycache__" in n for n in names)
+    assert "bubblewrap" in setup
+
+
+def test_the_assignments_notebook_is_graded_not_a_checkpoint_or_macos_copy(tmp_path):
+    from course_lib.grading.gradescope import choose_notebook
+
+    folder = tmp_path / "submission"
+    template = find_template(CHAPTER, fx.nbtools.EXERCISES)
+    right = fx.write(fx.solved(CHAPTER), folder / template.name)
+    # sorted first, and untouched: what "the first *.ipynb" graded before
+    fx.write(fx.untouched(CHAPTER), folder / ".ipynb_checkpoints" / "a-checkpoint.ipynb")
+    (folder / "__MACOSX").mkdir()
+    (folder / "__MACOSX" / f"._{template.name}").write_bytes(b"\x00\x05\x16\x07")
+    fx.write(fx.untouched(CHAPTER), folder / "0_draft.ipynb")  # named otherwise: not graded
+    assert choose_notebook(folder, template.name) == (right, "")
+    results = tmp_path / "results.json"
+    args = ["--template", str(template), "--submission", str(folder), "--results", str(results)]
+    assert gradescope.main([*args, "--timeout", "30"]) == 0
+    assert json.loads(results.read_text())["score"] == 3
+
+
+def test_one_notebook_under_another_name_is_graded_and_several_are_refused(tmp_path):
+    from course_lib.grading.gradescope import choose_notebook
+
+    name = "02b_scoring_functions_exercises.ipynb"
+    folder = tmp_path / "one"
+    only = fx.write(fx.solved(CHAPTER), folder / "my work (1).ipynb")
+    fx.write(fx.untouched(CHAPTER), folder / ".ipynb_checkpoints" / "x-checkpoint.ipynb")
+    assert choose_notebook(folder, name) == (only, "")
+    folder = tmp_path / "two"
+    fx.write(fx.solved(CHAPTER), folder / "a.ipynb")
+    fx.write(fx.untouched(CHAPTER), folder / "b.ipynb")
+    notebook, problem = choose_notebook(folder, name)
+    assert notebook is None
+    assert problem.startswith("several notebooks were submitted (a.ipynb, b.ipynb)")
+    assert f"submit only your {name}" in problem
+
+
+def test_results_are_written_after_the_submissions_processes_are_gone(tmp_path):
+    """A process the submission leaves behind cannot rewrite results.json: in the sandbox it
+    dies with the worker, and the parent writes the file afterwards."""
+    import time
+
+    from course_lib.grading.sandbox import probe
+
+    if probe() is not None:
+        pytest.skip(f"the sandbox cannot start here: {probe()}")
+    results = tmp_path / "results" / "results.json"
+    lingering = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    for _ in range(40):\n"
+        "        time.sleep(0.1)\n"
+        "        try:\n"
+        f"            open({str(results)!r}, 'w').write('{{\"score\": 100}}')\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "    os._exit(0)\n"
+    )
+    right = {"masked_softmax": None, "scaled_dot_product_attention": None, "general_scores": None}
+    nb = fx.append_to(fx.with_answers(CHAPTER, right), "masked_softmax", lingering)
+    folder = tmp_path / "submission"
+    fx.write(nb, folder / "mine.ipynb")
+    template = find_template(CHAPTER, fx.nbtools.EXERCISES)
+    args = ["--template", str(template), "--submission", str(folder), "--results", str(results)]
+    assert gradescope.main([*args, "--timeout", "30"]) == 0
+    time.sleep(5)
+    assert json.loads(results.read_text())["score"] == 3

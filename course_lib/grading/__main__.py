@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import dataclasses
 import os
 import re
 import sys
@@ -19,21 +20,28 @@ from pathlib import Path
 
 from course_lib.grading.assignment import Assignment, load_assignment
 from course_lib.grading.grade import DEFAULT_TIMEOUT_S, Graded, Options, grade_submission
+from course_lib.grading.preflight import preflight
 from course_lib.grading.report import (
+    accounted,
     summary,
     write_answers,
     write_feedback,
     write_gradebook,
     write_review,
 )
-from course_lib.grading.submission import collect
+from course_lib.grading.submission import Submission, collect_all
 
-REPOSITORY_EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
+REPOSITORY = Path(__file__).resolve().parents[2]
+REPOSITORY_EXERCISES = REPOSITORY / "exercises"
 OUTPUTS = ("grades.csv", "answers.md", "review.md", "summary.txt", "feedback")
 
 
 class UsageError(ValueError):
     """Bad arguments: the message says what was given and what to give instead."""
+
+
+class PreflightFailed(RuntimeError):
+    """The chapter's solutions or the untouched notebook did not grade as they must."""
 
 
 def find_template(chapter: str, exercises: Path) -> Path:
@@ -97,11 +105,20 @@ def grade_class(
     jobs: int = 2,
     options: Options | None = None,
     progress=None,
-) -> list[Graded]:
-    """Grade every submission, ``jobs`` at a time; the results sorted by student id."""
+    before=None,
+) -> tuple[list[Graded], list[Submission]]:
+    """Grade every submission, ``jobs`` at a time: the results sorted by student id, and the
+    files listed but not graded (``collect_all``: an LMS's or an operating system's own).
+    ``before()``, when given, runs once the submissions are found and before any is graded
+    (the preflight)."""
     options = options or Options()
     with tempfile.TemporaryDirectory(prefix="grade-class-") as tmp:
-        found = collect(submissions, Path(tmp))
+        collected = collect_all(submissions, Path(tmp))
+        found = collected.graded
+        hidden = (*options.hidden, Path(submissions).resolve(), Path(tmp))
+        options = dataclasses.replace(options, hidden=hidden)
+        if before is not None:
+            before()
         graded = []
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
             futures = [pool.submit(grade_submission, s, assignment, options) for s in found]
@@ -110,17 +127,23 @@ def grade_class(
                 graded.append(g)
                 if progress:
                     progress(f"[{i}/{len(found)}] {g.student}: {g.status} ({g.seconds:.0f} s)")
-    return sorted(graded, key=lambda g: g.student)
+    return sorted(graded, key=lambda g: g.student), collected.listed
 
 
-def write_results(out: Path, assignment: Assignment, graded: list[Graded]) -> str:
+def write_results(
+    out: Path, assignment: Assignment, graded: list[Graded], listed: list[Submission] = ()
+) -> str:
+    """Write every output; raise if a row or a page is missing (nothing is lost)."""
     out.mkdir(parents=True, exist_ok=True)
     write_gradebook(out / "grades.csv", assignment, graded)
     write_feedback(out / "feedback", assignment, graded)
     write_answers(out / "answers.md", assignment, graded)
-    write_review(out / "review.md", graded)
-    text = summary(assignment, graded)
+    write_review(out / "review.md", graded, listed)
+    text = summary(assignment, graded, listed)
     (out / "summary.txt").write_text(text + "\n", encoding="utf-8")
+    problems = accounted(len(graded), out, listed)
+    if problems:
+        raise RuntimeError("not every file is accounted for: " + "; ".join(problems))
     return text
 
 
@@ -164,7 +187,24 @@ class _Parser(argparse.ArgumentParser):
 
 
 #: The make variable of a flag (``make grade ALL_CELLS=1``), for the message.
-_MAKE_VARIABLES = {"--all-cells": "ALL_CELLS"}
+_MAKE_VARIABLES = {"--all-cells": "ALL_CELLS", "--unsandboxed": "UNSANDBOXED"}
+
+
+def sandbox_or_refusal(unsandboxed: bool) -> None:
+    """Refuse to start where the sandbox cannot run, unless told ``--unsandboxed``."""
+    if unsandboxed:
+        return
+    from course_lib.grading.sandbox import probe
+
+    reason = probe()
+    if reason:
+        raise UsageError(
+            f"the grader runs each submission in a sandbox of its own (bubblewrap), and it "
+            f"cannot here: {reason}. Grade on Linux with bubblewrap, or in a container, one "
+            'per submission (README: "Grading in a container"), or pass --unsandboxed '
+            "(UNSANDBOXED=1 with make) to run the students' code as your own user, with your "
+            'files and network: the gradebook\'s status column then says "unsandboxed"'
+        )
 
 
 def _flag_message(flag: str, value: str, given: str = " ") -> str:
@@ -208,6 +248,12 @@ def main(argv: list[str] | None = None) -> int:
         "--all-cells",
         action="store_true",
         help="run every code cell, not only those the checks need (slower: experiments too)",
+    )
+    parser.add_argument(
+        "--unsandboxed",
+        action="store_true",
+        help="run students' code as your own user, without the bubblewrap sandbox (where "
+        "bwrap is missing; the gradebook's status says so)",
     )
     parser.add_argument("--gradescope", type=Path, help="write a Gradescope autograder zip")
     args = parser.parse_args(argv)
@@ -253,15 +299,29 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as err:
             raise UsageError(f"TIMEOUT={args.timeout:g} VARIANT={args.variant}: {err}") from None
         check_out(args.out)
-        graded = grade_class(
+        sandbox_or_refusal(args.unsandboxed)
+        options = dataclasses.replace(
+            options,
+            sandbox=not args.unsandboxed,
+            hidden=(args.out.resolve(), args.submissions.resolve()),
+        )
+
+        def check_first():
+            print("preflight: the chapter's solutions and the untouched notebook ...", flush=True)
+            failed = preflight(assignment, template, options, REPOSITORY)
+            if failed:
+                raise PreflightFailed(failed)
+
+        graded, listed = grade_class(
             assignment,
             args.submissions,
             jobs=args.jobs,
             options=options,
             progress=lambda line: print(line, flush=True),
+            before=check_first,
         )
-        text = write_results(args.out, assignment, graded)
-    except (UsageError, FileNotFoundError, ValueError) as err:
+        text = write_results(args.out, assignment, graded, listed)
+    except (UsageError, FileNotFoundError, ValueError, PreflightFailed) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 import tempfile
 import time
@@ -18,8 +19,9 @@ from course_lib.grading.assignment import (
     cell_source,
     check_calls,
 )
-from course_lib.grading.run import StepResult, run_steps
-from course_lib.grading.slicing import needed_cells
+from course_lib.grading.run import Isolation, StepResult, run_steps
+from course_lib.grading.sandbox import Limits
+from course_lib.grading.slicing import binds_anywhere, needed_cells
 from course_lib.grading.submission import Submission, read_cells
 
 __all__ = ["ExerciseResult", "Graded", "Options", "grade_submission", "DEFAULT_TIMEOUT_S"]
@@ -38,11 +40,18 @@ class Options:
         variant: which unseen cases the checks run on (``course_lib.checks.unseen_cases``);
             change it for a final run when students could see the feedback of earlier runs
             and resubmit.
+        sandbox: run each submission in a sandbox of its own (``sandbox``); ``False`` runs
+            it as the grader's user (``--unsandboxed``), and its status says so.
+        hidden: folders no submission may see (SUBMISSIONS, OUT), hidden in the sandbox.
+        limits: memory, processes, file size and CPU time of each submission's worker.
     """
 
     timeout_s: float = DEFAULT_TIMEOUT_S
     all_cells: bool = False
     variant: int = 1
+    sandbox: bool = True
+    hidden: tuple[Path, ...] = ()
+    limits: Limits = dataclasses.field(default_factory=Limits)
 
     def __post_init__(self) -> None:
         t = self.timeout_s
@@ -265,6 +274,46 @@ def score(
     return exercises, notes
 
 
+def _run(submission: Submission, steps: list[dict], options: Options) -> dict[str, StepResult]:
+    """Run the steps on a copy of the submission, alone in a temporary folder."""
+    with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
+        workdir = Path(tmp) / "submission"
+        workdir.mkdir()
+        shutil.copy(submission.path, workdir / "submission.ipynb")
+        limit = options.timeout_s
+        timeout = {"cell": limit, "check": limit, "prepare": limit, "start": 120.0}
+        hidden = (*options.hidden, submission.path.parent, Path(tmp))
+        isolation = Isolation(options.sandbox, hidden, options.limits)
+        return run_steps(steps, workdir, Path(tmp) / "output.log", timeout, isolation)
+
+
+_MISSING_NAME = re.compile(r"defines no `(\w+)`|NameError: name '(\w+)' is not defined")
+
+
+def _needs_every_cell(results, steps, cells) -> bool:
+    """Whether a check failed on a name that a cell the slice left out may bind
+    (``slicing.binds_anywhere``), or on a missing key (``KeyError``: which cell fills a
+    dict is not known statically)."""
+    ran = {s["id"] for s in steps}
+    left_out = [
+        source
+        for index, cell in enumerate(cells, start=1)
+        if cell.get("cell_type") == "code"
+        and f"cell:{index}" not in ran
+        and (source := cell_source(cell)).strip()
+    ]
+    for step_id, result in results.items():
+        if not step_id.startswith("check:") or result.outcome != "failed":
+            continue
+        if "KeyError" in result.message:
+            return True
+        found = _MISSING_NAME.search(result.message)
+        name = found and (found.group(1) or found.group(2))
+        if name and any(binds_anywhere(source, name) for source in left_out):
+            return True
+    return False
+
+
 @explains_bad_calls()
 def grade_submission(
     submission: Submission, assignment: Assignment, options: Options | None = None
@@ -292,18 +341,27 @@ def grade_submission(
         raise TypeError(f"options must be an Options, got {type(options).__name__}: {fix}")
     options = options or Options()
     start = time.perf_counter()
+    notes_of_file = (submission.note,) if submission.note else ()
+    if submission.status:  # a row, not graded (a hidden notebook, a link)
+        return Graded(submission.student, submission.status, (), {}, notes_of_file, 0.0)
     cells, problem = read_cells(submission.path, assignment)
     if cells is None:
         return Graded(submission.student, problem, (), {}, (), time.perf_counter() - start)
     steps, region_of, left_out = plan(cells, assignment, options)
-    with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
-        workdir = Path(tmp) / "submission"
-        workdir.mkdir()
-        shutil.copy(submission.path, workdir / "submission.ipynb")
-        limit = options.timeout_s
-        timeout = {"cell": limit, "check": limit, "prepare": limit, "start": 120.0}
-        results = run_steps(steps, workdir, Path(tmp) / "output.log", timeout)
+    results = _run(submission, steps, options)
+    extra = []
+    if left_out and not options.all_cells and _needs_every_cell(results, steps, cells):
+        # a check missed a name or key that a left-out cell may define: grade again with
+        # every cell, and say so
+        options = dataclasses.replace(options, all_cells=True)
+        steps, region_of, left_out = plan(cells, assignment, options)
+        results = _run(submission, steps, options)
+        extra.append(
+            "graded with every cell: with only the cells the checks need, a check missed a "
+            "name or key that another cell defines"
+        )
     exercises, notes = score(assignment, results, region_of)
+    notes = [*notes_of_file, *notes, *extra]
     trouble = sorted(
         {
             f"{'raised' if result.outcome == 'error' else result.outcome}: "
@@ -319,6 +377,12 @@ def grade_submission(
             or (result.outcome == "error" and step_id.startswith("cell:"))
         }
     )
+    if extra:
+        trouble.append("every cell run")
+    if not options.sandbox:
+        trouble.append("unsandboxed")
+    if submission.note:
+        trouble.append(submission.note)
     review = [n for n in notes if n.startswith("review:")]
     seconds = time.perf_counter() - start
     by_kind = {"cells": 0.0, "prepare": 0.0, "checks": 0.0}

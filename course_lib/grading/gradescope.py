@@ -3,13 +3,17 @@
 ``python -m course_lib.grading --chapter 05 --gradescope autograder.zip`` writes a zip with,
 at its root (Gradescope's autograder specification):
 
-* ``setup.sh`` -- run once when Gradescope builds the image: installs a CPU build of torch
-  and ``course_lib`` (from the copy in the zip) and fetches the course's data;
-* ``run_autograder`` -- run for every submission: grades the notebook it finds in
-  ``/autograder/submission`` with :func:`course_lib.grading.grade.grade_submission` and
-  writes ``/autograder/results/results.json``;
+* ``setup.sh`` -- run once when Gradescope builds the image: installs bubblewrap, a CPU build
+  of torch and ``course_lib`` (from the copy in the zip) and fetches the course's data;
+* ``run_autograder`` -- run for every submission: grades the assignment's notebook in
+  ``/autograder/submission`` (the file named as the assignment, or the only notebook outside
+  the folders and copies editors and operating systems add; several candidates are refused
+  with a result that says so) with :func:`course_lib.grading.grade.grade_submission`, in
+  the sandbox where bubblewrap can start in Gradescope's container, and only then, once the
+  submission's processes are gone, writes ``/autograder/results/results.json``;
 * ``exercises/<chapter>_exercises.ipynb`` -- the assignment;
-* ``course_lib/`` and ``pyproject.toml`` -- the library that holds the checks.
+* ``course_lib/`` (its modules and the views' scripts and styles) and ``pyproject.toml`` --
+  the library that holds the checks.
 
 ``results.json`` has one test per autograded exercise (``name``, ``score``, ``max_score``,
 ``status``, ``output``: the checks' own words); exercises graded by hand are listed in the
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import stat
 import sys
 import zipfile
@@ -28,15 +33,16 @@ from pathlib import Path
 from course_lib._foreign_names import explains_bad_calls
 from course_lib.grading.assignment import Assignment, load_assignment
 from course_lib.grading.grade import DEFAULT_TIMEOUT_S, Graded, Options, grade_submission
-from course_lib.grading.submission import Submission
+from course_lib.grading.sandbox import probe
+from course_lib.grading.submission import Submission, why_not_graded
 
-__all__ = ["results_json", "write_autograder", "main"]
+__all__ = ["choose_notebook", "results_json", "write_autograder", "main"]
 
 LIBRARY = Path(__file__).resolve().parents[1]
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder's image.
 set -euo pipefail
-apt-get install -y python3 python3-pip python3-venv
+apt-get install -y python3 python3-pip python3-venv bubblewrap
 python3 -m venv /opt/course
 /opt/course/bin/pip install --quiet torch --index-url https://download.pytorch.org/whl/cpu
 /opt/course/bin/pip install --quiet "/autograder/source[grading]"
@@ -124,8 +130,40 @@ def write_autograder(path: Path, template: Path, options: Options | None = None)
         add(archive, f"exercises/{template.name}", template.read_bytes())
         for name in ("pyproject.toml", "README.md"):  # pip needs both to install course_lib
             add(archive, name, (LIBRARY.parent / name).read_bytes())
-        for file in sorted(LIBRARY.rglob("*.py")):
-            add(archive, str(file.relative_to(LIBRARY.parent)), file.read_bytes())
+        for file in sorted(LIBRARY.rglob("*")):  # modules, and the views' .js and .css
+            if file.is_file() and "__pycache__" not in file.parts and file.suffix != ".pyc":
+                add(archive, str(file.relative_to(LIBRARY.parent)), file.read_bytes())
+
+
+@explains_bad_calls()
+def choose_notebook(folder: Path, name: str) -> tuple[Path | None, str]:
+    """The notebook to grade in a Gradescope submission ``folder`` and ``""``, or ``None`` and
+    why none: the file called ``name`` (the assignment's), else the only notebook outside
+    the folders and copies editors and operating systems add (``.ipynb_checkpoints``,
+    ``__MACOSX``, dot-files); several candidates are refused, never guessed between."""
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    candidates = [
+        p
+        for p in files
+        if p.suffix.lower() == ".ipynb"
+        and why_not_graded(p.relative_to(folder).parts) == ("", True)
+    ]
+    named = [p for p in candidates if p.name == name]
+    if len(named) == 1:
+        return named[0], ""
+    if len(candidates) == 1 and not named:
+        return candidates[0], ""
+    if not candidates:
+        shown = ", ".join(str(p.relative_to(folder)) for p in files) or "nothing"
+        return None, (
+            f"no .ipynb file was submitted (got: {shown}); submit the notebook {name} with "
+            "your answers"
+        )
+    shown = ", ".join(str(p.relative_to(folder)) for p in candidates)
+    return None, (
+        f"several notebooks were submitted ({shown}) and none alone is called {name}: "
+        f"submit only your {name}, so that the notebook graded is the one you meant"
+    )
 
 
 @explains_bad_calls()
@@ -139,20 +177,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", type=int, default=1)
     args = parser.parse_args(argv)
     assignment = load_assignment(args.template)
-    notebooks = sorted(args.submission.rglob("*.ipynb"))
-    if notebooks:
-        options = Options(timeout_s=args.timeout, variant=args.variant)
-        graded = grade_submission(Submission("submission", notebooks[0]), assignment, options)
+    notebook, problem = choose_notebook(args.submission, args.template.name)
+    if notebook is not None:
+        reason = probe()
+        options = Options(timeout_s=args.timeout, variant=args.variant, sandbox=reason is None)
+        graded = grade_submission(Submission("submission", notebook), assignment, options)
         results = results_json(assignment, graded)
+        if reason is not None:
+            results["extra_data"] = {"unsandboxed": reason}
     else:
-        files = [p.name for p in args.submission.rglob("*") if p.is_file()]
-        problem = (
-            f"no .ipynb file was submitted (got: {', '.join(files) or 'nothing'}); submit "
-            f"the notebook {args.template.name} with your answers"
-        )
         results = results_json(assignment, None, problem)
+    # written here, by the parent, once the submission's worker and its processes are gone
     args.results.parent.mkdir(parents=True, exist_ok=True)
-    args.results.write_text(json.dumps(results, indent=2), encoding="utf-8")
+    temporary = args.results.with_name(args.results.name + ".tmp")
+    temporary.write_text(json.dumps(results, indent=2), encoding="utf-8")
+    os.replace(temporary, args.results)
     print(json.dumps({k: results[k] for k in ("score", "output")}))
     return 0
 

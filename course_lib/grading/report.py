@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import csv
 import re
+import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from course_lib._foreign_names import explains_bad_calls
 from course_lib.grading.assignment import Assignment
 from course_lib.grading.grade import Graded
+from course_lib.grading.submission import Submission, _fold, _unique
 
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
@@ -21,7 +24,17 @@ __all__ = [
     "write_review",
     "summary",
     "column_names",
+    "feedback_names",
+    "accounted",
 ]
+
+#: Characters kept in a feedback page's file name (any other run becomes ``_``).
+UNSAFE = re.compile(r"[^\w.@~-]+")
+#: Names Windows keeps for devices, with any extension.
+RESERVED = re.compile(r"(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])", re.I)
+#: The longest readable part of a feedback page's name, in UTF-8 bytes (with ``~``, the
+#: hash and ``.md`` a name stays far below the 255 bytes file systems allow).
+MAX_NAME_BYTES = 120
 
 
 def _points(value: float) -> str:
@@ -64,14 +77,79 @@ def write_gradebook(path: Path, assignment: Assignment, graded: list[Graded]) ->
             writer.writerow([g.student, *cells, total, _points(possible), g.status])
 
 
-def _safe_name(student: str) -> str:
-    return re.sub(r"[^\w.@-]+", "_", student) or "_"
+def _readable(student: str) -> tuple[str, bool]:
+    """``student`` as a safe file name, and whether it had to be shortened or was empty."""
+    text = UNSAFE.sub("_", unicodedata.normalize("NFC", student)) or "_"
+    if text.startswith("."):
+        text = "_" + text[1:]
+    if RESERVED.fullmatch(text.split(".")[0]):
+        text = "_" + text
+    cut = text.encode("utf-8")[:MAX_NAME_BYTES].decode("utf-8", "ignore")
+    return cut, cut != text or not student.strip()
+
+
+@explains_bad_calls()
+def feedback_names(students: Sequence[str]) -> list[str]:
+    """The file name of each student's feedback page (``feedback/<name>``), in order: safe on
+    Linux, macOS and Windows, readable, and unique even where file systems ignore case.
+
+    A name is the id with every run of characters other than letters, digits and ``_ . @ ~
+    -`` made ``_`` (NFC-normalised; a leading dot, which would hide the page, and a Windows
+    device name such as ``CON`` get a ``_`` in front). Where two names would be equal
+    (case-insensitively: ``Jane Doe`` and ``Jane_Doe``, two emoji names, ``Ada`` and
+    ``ada``), each gets ``~`` and a short hash of its id, except one id that is its name
+    unchanged (``Jane_Doe``), which keeps it; an id that had to be shortened (to
+    ``MAX_NAME_BYTES`` bytes) or is empty always gets the hash. The same ids give the same
+    names, in any order.
+
+    Args:
+        students: the student ids (unique, as ``collect`` gives them; a repeated id still
+            gets a page of its own).
+
+    Returns:
+        One ``<name>.md`` per id.
+    """
+    students = list(students)
+    readable, forced, keys, seen = [], [], [], Counter()
+    for student in students:
+        name, must = _readable(student)
+        seen[student] += 1
+        readable.append(name)
+        forced.append(must)
+        keys.append(student if seen[student] == 1 else f"{student}\x00{seen[student]}")
+    groups: dict[str, list[int]] = {}
+    for i, name in enumerate(readable):
+        groups.setdefault(_fold(name), []).append(i)
+    hashed = list(forced)
+    for members in groups.values():
+        if len(members) == 1:
+            continue
+        verbatim = [i for i in members if readable[i] == students[i] and not forced[i]]
+        keeper = verbatim[0] if len(verbatim) == 1 else None
+        for i in members:
+            hashed[i] = hashed[i] or i != keeper
+    return [f"{name}.md" for name in _unique(readable, keys, hashed)]
+
+
+def _code(text: str) -> str:
+    """``text`` as Markdown inline code, whatever backticks it holds."""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def feedback_page(assignment: Assignment, g: Graded) -> str:
     """One student's feedback, in Markdown."""
     possible = sum(e.points for e in assignment.exercises if e.autograded)
-    lines = [f"# Feedback: {assignment.title}", "", f"Student: `{g.student}`", ""]
+    lines = [f"# Feedback: {assignment.title}", "", f"Student: {_code(g.student)}", ""]
+    if not g.exercises and g.status.startswith("skipped: "):
+        lines += [
+            f"**This file was not graded: {g.status.removeprefix('skipped: ')}.** If it is "
+            f"your submission, submit the notebook `exercises/{assignment.chapter}_exercises"
+            ".ipynb` with your answers as a `.ipynb` file saved from Jupyter or Colab.",
+            "",
+        ]
+        return "\n".join(lines)
     if not g.exercises:
         lines += [
             f"**Your submission could not be graded: {g.status}.** Submit the notebook "
@@ -116,11 +194,18 @@ def feedback_page(assignment: Assignment, g: Graded) -> str:
 
 @explains_bad_calls()
 def write_feedback(folder: Path, assignment: Assignment, graded: list[Graded]) -> None:
-    """``feedback/<student>.md`` for every submission."""
+    """``feedback/<name>.md`` for every submission, ``<name>`` from :func:`feedback_names`
+    (the page itself states the student's full id).
+
+    Args:
+        folder: the folder of the pages (created if missing).
+        assignment: the chapter's exercises.
+        graded: the class's results.
+    """
     folder.mkdir(parents=True, exist_ok=True)
-    for g in graded:
+    for g, name in zip(graded, feedback_names([g.student for g in graded]), strict=True):
         page = feedback_page(assignment, g)
-        (folder / f"{_safe_name(g.student)}.md").write_text(page, encoding="utf-8")
+        (folder / name).write_text(page, encoding="utf-8")
 
 
 @explains_bad_calls()
@@ -143,29 +228,69 @@ def write_answers(path: Path, assignment: Assignment, graded: list[Graded]) -> N
 
 
 @explains_bad_calls()
-def write_review(path: Path, graded: list[Graded]) -> None:
+def write_review(path: Path, graded: list[Graded], listed: Sequence[Submission] = ()) -> None:
     """``review.md``: for the instructor only, what each submission did that a person should
     look at -- library functions it replaced (put back before the checks ran), cells that
-    raised outside any exercise, steps that timed out or ended Python."""
+    raised outside any exercise, steps that timed out or ended Python -- and every file
+    found that has no row in ``grades.csv``, with why.
+
+    Args:
+        path: the file to write.
+        graded: the class's results.
+        listed: the files found that are not rows (``collect_all(...).listed``).
+    """
     lines = ["# For the instructor: what to look at", ""]
     flagged = [g for g in graded if g.notes or g.status not in ("graded",)]
     if not flagged:
         lines.append("Nothing: every submission ran without trouble.")
+        lines.append("")
     for g in flagged:
         lines += [f"## {g.student}", "", f"Status: {g.status}", ""]
         lines += [f"- {note}" for note in g.notes]
         lines.append("")
+    lines += _not_graded(listed)
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+def _not_graded(listed: Sequence[Submission]) -> list[str]:
+    """``review.md``'s section on the files found that have no row."""
+    if not listed:
+        return []
+    lines = [
+        f"## Files not graded ({len(listed)})",
+        "",
+        "Found in SUBMISSIONS, added by an operating system, Jupyter or a version-control "
+        "tool (or hidden files that are not notebooks): no row in grades.csv.",
+        "",
+    ]
+    lines += [f"- {_code(s.source or s.student)}: {s.status}" for s in listed]
+    lines.append("")
+    return lines
+
+
 @explains_bad_calls()
-def summary(assignment: Assignment, graded: list[Graded]) -> str:
-    """The class at a glance: submissions by status, each autograded exercise's mean and
-    distribution, and the exercises most students failed with the messages they failed
-    with -- what to teach again."""
+def summary(assignment: Assignment, graded: list[Graded], listed: Sequence[Submission] = ()) -> str:
+    """The class at a glance: submissions by status, the files found that have no row,
+    each autograded exercise's mean and distribution, and the exercises most students
+    failed with the messages they failed with -- what to teach again.
+
+    Args:
+        assignment: the chapter's exercises.
+        graded: the class's results.
+        listed: the files found that are not rows (``collect_all(...).listed``).
+
+    Returns:
+        The summary, lines of text.
+    """
     out = [f"{len(graded)} submission(s) for {assignment.chapter}"]
     statuses = Counter(g.status.split(";")[0] for g in graded)
     out.append("  " + ", ".join(f"{n} {status}" for status, n in statuses.most_common()))
+    if listed:
+        why = Counter(s.status.removeprefix("skipped: ") for s in listed)
+        out.append(
+            f"{len(listed)} more file(s) found, not graded and not in grades.csv (listed in "
+            "review.md): " + ", ".join(f"{n} {w}" for w, n in why.most_common())
+        )
     readable = [g for g in graded if g.exercises]
     if not readable:
         return "\n".join(out)
@@ -208,3 +333,74 @@ def summary(assignment: Assignment, graded: list[Graded]) -> str:
             for kind, k in kinds.most_common(3):
                 out.append(f"    {k} x {example[kind][:150]}")
     return "\n".join(out)
+
+
+def _rows(gradebook: Path) -> tuple[list[str] | None, str]:
+    """The ``student`` column of ``grades.csv``, or ``None`` and why it cannot be read."""
+    try:
+        with open(gradebook, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as err:
+        return None, f"{gradebook} could not be read ({err})"
+    if rows and "student" not in rows[0]:
+        return None, f"{gradebook} has no student column"
+    return [row["student"] for row in rows], ""
+
+
+def _pages(folder: Path, students: list[str]) -> list[str]:
+    """What is wrong with the feedback pages of ``students`` in ``folder``."""
+    problems = []
+    pages = sorted(p.name for p in folder.glob("*.md")) if folder.is_dir() else []
+    if len(pages) != len(students):
+        problems.append(
+            f"{folder} holds {len(pages)} feedback page(s), expected one per row of "
+            f"grades.csv: {len(students)}"
+        )
+    for student, name in zip(students, feedback_names(students), strict=True):
+        page = folder / name
+        if not page.is_file():
+            problems.append(f"no feedback page {name} for {student!r}")
+        elif student not in page.read_text(encoding="utf-8", errors="replace"):
+            problems.append(f"the feedback page {name} does not name {student!r}")
+    return problems
+
+
+@explains_bad_calls()
+def accounted(found: int, out: Path, listed: Sequence[Submission] = ()) -> list[str]:
+    """The final check of a run: every file found has a row or is listed, every row a page.
+
+    Args:
+        found: how many rows ``grades.csv`` must have: the submissions graded
+            (``len(collect_all(...).graded)``).
+        out: the folder the results were written to.
+        listed: the files found that have no row (``collect_all(...).listed``): each must
+            be named in ``review.md``.
+
+    Returns:
+        What is wrong, one sentence each (empty when all is accounted for): rows other than
+        ``found``, a student id twice, feedback pages other than one per row (each found
+        under its :func:`feedback_names` name and stating the id), a listed file that
+        ``review.md`` does not name.
+    """
+    out = Path(out)
+    students, problem = _rows(out / "grades.csv")
+    if students is None:
+        return [problem]
+    problems = []
+    if len(students) != found:
+        problems.append(
+            f"grades.csv has {len(students)} row(s), expected one per submission found: {found}"
+        )
+    twice = [s for s, n in Counter(_fold(s) for s in students).items() if n > 1]
+    if twice:
+        problems.append(f"grades.csv has more than one row for {', '.join(map(repr, twice))}")
+    problems += _pages(out / "feedback", students)
+    if listed:
+        review = out / "review.md"
+        text = review.read_text(encoding="utf-8") if review.is_file() else ""
+        problems += [
+            f"review.md does not list {s.source!r}, found and not graded"
+            for s in listed
+            if (s.source or s.student) not in text
+        ]
+    return problems

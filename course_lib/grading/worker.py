@@ -1,7 +1,8 @@
 """The process that runs one submission: its code cells, then the library's checks.
 
-Started by :mod:`course_lib.grading.run` as ``python -m course_lib.grading.worker FD`` in a
-temporary folder that holds only the submission. It reads its steps (JSON) from stdin and
+Started by :mod:`course_lib.grading.run` (``python -I``, given the library's path by
+:func:`course_lib.grading.sandbox.worker_command`) in a sandbox whose only writable folder
+holds the submission. It reads its steps (JSON) from stdin and
 writes one JSON line per event to the file descriptor ``FD``: ``{"id", "event": "start"}``
 when a step starts, ``{"id", "event": "end", "outcome", "message", "seconds"}`` when it ends.
 What the student's code prints goes to the worker's own stdout and stderr (a log file).
@@ -169,6 +170,8 @@ class Worker:
         return ("changed" if changed else "ok"), note
 
     def check(self, source: str, student_names: list[str], variant: int) -> tuple[str, str]:
+        if self.checks is None:
+            return "error", "the checks were not prepared (the grader's own fault)"
         user = self.user_namespace()
         namespace = dict(self.data)
         for name in student_names:
