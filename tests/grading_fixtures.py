@@ -277,10 +277,11 @@ def _v3(nb: nbformat.NotebookNode) -> str:
 
 
 def mixed_class(
-    folder: Path, out: Path, attack: bool = True
+    folder: Path, out: Path, attack: bool = True, library: Path | None = None
 ) -> list[tuple[str, list[str] | None, str]]:
     """Write the mixed class in ``folder`` (to be graded into ``out``; ``attack``: with the
-    submission that attacks the others, which only the sandbox stops); return the rows it
+    submission that attacks the others, which only the sandbox stops; ``library``: the
+    ``course_lib`` folder it tries to patch, the grader's own by default); return the rows it
     must give: (student id or its start, for ids that get a hash; points of ex1-ex3, ``None``
     where it is not graded; the start of its status). An id start may repeat: so many rows."""
     import json
@@ -344,7 +345,8 @@ def mixed_class(
     # 6. a submission that attacks the others, and the student graded after it
     if not attack:
         return expect
-    attack = ATTACK.format(submissions=str(folder), out=str(out), library=str(LIBRARY))
+    library = library or LIBRARY
+    attack = ATTACK.format(submissions=str(folder), out=str(out), library=str(library))
     write(
         append_to(with_answers(THREAT_CHAPTER, ANSWERS), "masked_softmax", attack),
         folder / "a_attacker.ipynb",

@@ -178,6 +178,8 @@ def test_a_fork_storm_and_a_memory_hog_are_stopped_by_the_limits(tmp_path):
     row = grade(tmp_path, {"storm": nb})["storm"]
     assert points(row) == ["1", "1", "1"]
     assert "raised: exercise 3" in row["status"]  # MemoryError, and the rest is graded
+    # the pids cgroups made for root's workers are all gone
+    assert not [p for parent in sandbox._pids_parents() for p in parent.glob("course-grader-*")]
 
 
 SWALLOWS_INTERRUPTS = (

@@ -27,9 +27,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import site
 import subprocess
 import sys
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -253,12 +255,28 @@ def _pids_parents() -> list[Path]:
 
 @explains_bad_calls()
 def release(cgroup: str | None) -> None:
-    """Remove a cgroup of :func:`sandboxed` once its processes are gone."""
-    if cgroup:
+    """Remove a cgroup of :func:`sandboxed`: any process still in it is killed first (the
+    namespace's processes die a moment after its first one), then the folder goes."""
+    if not cgroup:
+        return
+    for _ in range(100):
         try:
             os.rmdir(cgroup)
+            return
+        except FileNotFoundError:
+            return
         except OSError:
             pass
+        try:
+            pids = Path(cgroup, "cgroup.procs").read_text().split()
+        except OSError:
+            pids = []
+        for pid in pids:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except (OSError, ValueError):
+                pass
+        time.sleep(0.02)
 
 
 _PROBE_CACHE: dict[str, str | None] = {}
