@@ -56,13 +56,12 @@ import statistics
 import sys
 import time
 
-import numpy as np
 import recipe
 import sacrebleu
 import torch
 import torch.nn.functional as F
+from seed_statistics import permutation_p, seed_interval
 
-from course_lib._sacrebleu import score_from_statistics, sentence_statistics
 from course_lib.attention import scaled_dot_product_attention
 from course_lib.decoder_only import DecoderOnlyConfig, DecoderOnlyTranslator
 from course_lib.decoding import translate
@@ -116,7 +115,6 @@ def attention(args) -> None:
 
 MEMORY_PROBE = """
 import resource, sys, torch, torch.nn.functional as F
-from course_lib._sacrebleu import score_from_statistics, sentence_statistics
 from course_lib.attention import scaled_dot_product_attention
 torch.set_num_threads(1)
 kind, T = sys.argv[1], int(sys.argv[2])
@@ -298,42 +296,6 @@ def translation(args, data) -> None:
         print(f"runs saved to {args.save}")
 
 
-def runs_bootstrap(runs_a, runs_b, refs, groups, n_samples=1000, seed=12345):
-    """Mean test BLEU over ``runs_a`` minus the mean over ``runs_b`` (each a list of runs'
-    test outputs on ``refs``), with a 95 % interval that covers both sources of chance: the
-    test sentences -- whole ``groups`` resampled (pairs that share a sentence move together,
-    a cluster bootstrap) -- and the training runs (each side's seeds resampled). Returns
-    ``(a, b, difference, low, high, p)``."""
-    scorer = sacrebleu.metrics.BLEU()
-    member = np.zeros((len(groups), len(refs)))  # (G, N): which group holds each sentence
-    for g, rows in enumerate(groups):
-        member[g, rows] = 1.0
-    # per-group sufficient statistics of every run: (G, N) @ (N, k) -> (G, k)
-    sides = [
-        [member @ sentence_statistics(scorer, h, refs) for h in runs] for runs in (runs_a, runs_b)
-    ]
-
-    def bleu(stats):
-        return score_from_statistics(scorer, stats)
-
-    full = [statistics.mean(bleu(s.sum(0)) for s in side) for side in sides]
-    rng = np.random.default_rng(seed)
-    deltas = []
-    for _ in range(n_samples):
-        counts = rng.multinomial(len(groups), np.full(len(groups), 1 / len(groups)))  # (G,)
-        means = []
-        for side in sides:
-            drawn = rng.integers(len(side), size=len(side))  # the seeds, with replacement
-            means.append(statistics.mean(bleu(counts @ side[i]) for i in drawn))
-        deltas.append(means[0] - means[1])
-    deltas = np.array(deltas)
-    delta = full[0] - full[1]
-    low, high = np.percentile(deltas, [2.5, 97.5])
-    other_side = np.mean(deltas <= 0) if delta > 0 else np.mean(deltas >= 0)
-    p = min(1.0, 2 * (other_side * n_samples + 1) / (n_samples + 1))
-    return full[0], full[1], delta, float(low), float(high), float(p)
-
-
 def holm(p_values):
     """Holm's step-down adjustment: a family of tests at one overall error rate."""
     order = sorted(range(len(p_values)), key=p_values.__getitem__)
@@ -348,8 +310,11 @@ def compare(args, data) -> None:
     """Load saved runs; per model, the learning rate with the best mean validation BLEU over
     the seeds run at every rate;
     then every other model's chosen runs against the first model's: seed by seed (the
-    library's paired bootstrap over sentences), and over all seeds with groups and seeds
-    resampled (:func:`runs_bootstrap`), Holm-adjusted over the comparisons made."""
+    library's paired bootstrap over sentences), and, where each side has two seeds or more,
+    over all seeds by a small-sample t interval (seed term plus test-group term,
+    ``seed_statistics.seed_interval``) and the exact permutation test, Holm-adjusted over
+    those comparisons. A pair with one seed a side compares two runs, not two models: it is
+    printed, and left out of the family."""
     split = data[0]
     refs = [t for _, t in split.test]
     groups = sentence_groups(split.test)
@@ -391,21 +356,30 @@ def compare(args, data) -> None:
         for seed in sorted(set(chosen[other]) & set(chosen[base])):
             a, b = chosen[other][seed]["test"], chosen[base][seed]["test"]
             print(f"  seed {seed}: {other} - {base}: {paired_bootstrap(a, b, refs)}")
-        got = runs_bootstrap(
+        if min(len(chosen[other]), len(chosen[base])) < 2:
+            print(f"  {other} - {base}: one seed a side: two runs, not two models; no test")
+            continue
+        got = seed_interval(
             [r["test"] for r in chosen[other].values()],
             [r["test"] for r in chosen[base].values()],
             refs,
             groups,
         )
-        results.append((other, base, got))
-    for (other, base, (a, b, delta, low, high, p)), p_holm in zip(
-        results, holm([r[2][5] for r in results]), strict=True
+        results.append((other, base, got, permutation_p(got["scores_a"], got["scores_b"])))
+    for (other, base, got, exact), p_holm in zip(
+        results, holm([r[2]["p"] for r in results]), strict=True
     ):
+        wins = sum(a > b for a, b in zip(got["scores_a"], got["scores_b"], strict=False))
         print(
-            f"  {other} ({len(chosen[other])} seeds) - {base} ({len(chosen[base])} "
-            f"seeds): mean BLEU {a:.1f} - {b:.1f} = {delta:+.1f} [95 % CI {low:+.1f}, "
-            f"{high:+.1f}], groups and seeds resampled, p = {p:.3f}, Holm-adjusted over "
-            f"{len(results)}: {p_holm:.3f}"
+            f"  {other} ({len(chosen[other])} seeds) - {base} ({len(chosen[base])} seeds): "
+            f"mean BLEU {got['a']:.1f} - {got['b']:.1f} = {got['difference']:+.1f} "
+            f"[95 % CI {got['low']:+.1f}, {got['high']:+.1f}], t interval (seed term SE "
+            f"{got['seed_sd']:.2f} + test-group term SE {got['test_sd']:.2f}, df "
+            f"{got['df']:.1f}), p = {got['p']:.3f}, Holm-adjusted over {len(results)}: "
+            f"{p_holm:.3f}; exact permutation p over the runs = {exact:.2f}; seed by seed "
+            f"{wins} of {min(len(got['scores_a']), len(got['scores_b']))} in favour of "
+            f"{other}",
+            flush=True,
         )
 
 
@@ -563,6 +537,9 @@ def main() -> int:
     parser.add_argument("--budget", type=int, default=600, help="training CPU seconds per model")
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument(
+        "--record", default="", help="also write benchmarks/results/<date>_NAME.txt"
+    )
+    parser.add_argument(
         "--models",
         default=None,
         help="translation: names separated by semicolons, from " + ", ".join(MODELS),
@@ -582,19 +559,21 @@ def main() -> int:
         memory(args)
         return 0
     args.repeats = args.repeats or 3
-    data = recipe.data()
-    run = {
-        "cache": cache,
-        "translation": translation,
-        "compare": compare,
-        "positions": positions,
-        "kv-heads": kv_heads,
-        "lengths": lengths,
-        "blocks": blocks,
-    }
-    run[args.what](args, data)
+    with recipe.Record(args.record or "modern", enabled=bool(args.record)):
+        data = recipe.data()
+        _COMMANDS[args.what](args, data)
     return 0
 
+
+_COMMANDS = {
+    "cache": cache,
+    "translation": translation,
+    "compare": compare,
+    "positions": positions,
+    "kv-heads": kv_heads,
+    "lengths": lengths,
+    "blocks": blocks,
+}
 
 if __name__ == "__main__":
     sys.exit(main())
