@@ -66,6 +66,11 @@ def main() -> int:
         action="store_true",
         help="grade with --all-cells: run the experiments too, as make grade ALL_CELLS=1",
     )
+    parser.add_argument(
+        "--unsandboxed",
+        action="store_true",
+        help="grade without the bubblewrap sandbox (to measure what the sandbox costs)",
+    )
     parser.add_argument("--record", default="grading", help="record name ('' for none)")
     args = parser.parse_args()
     chapters = nbtools.chapter_notebooks()
@@ -75,6 +80,7 @@ def main() -> int:
     with recipe.Record(args.record or "grading", enabled=bool(args.record)):
         what = "functions only" if args.functions_only else "with the experiments they ask for"
         run = "every cell run (--all-cells)" if args.all_cells else "the cells the checks need"
+        run += ", unsandboxed" if args.unsandboxed else ", each in its bubblewrap sandbox"
         print(
             f"a class of {args.class_size} solved notebooks per chapter ({what}; {run}), "
             f"{args.jobs} at a time; seconds per submission (wall clock) and where they go"
@@ -91,7 +97,7 @@ def main() -> int:
                 folder = Path(tmp)
                 solved_class(chapter, folder, args.class_size, not args.functions_only)
                 start = time.perf_counter()
-                options = Options(all_cells=args.all_cells)
+                options = Options(all_cells=args.all_cells, sandbox=not args.unsandboxed)
                 graded, _ = grade_class(assignment, folder, jobs=args.jobs, options=options)
                 wall = time.perf_counter() - start
             # a class of 30, two at a time: measured when class_size is 30, else projected

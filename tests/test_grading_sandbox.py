@@ -97,6 +97,32 @@ def test_inside_the_sandbox_only_the_private_folder_is_writable_and_hidden_folde
     assert not (library / "x.py").exists()
 
 
+@needs_sandbox
+def test_a_python_or_checkout_under_tmp_is_seen_and_the_rest_of_tmp_is_not(tmp_path):
+    """A fresh clone in a temporary folder keeps its venv under /tmp: bound over the
+    sandbox's private /tmp, not hidden by it; the rest of the machine's /tmp stays out."""
+    library, other = tmp_path / "clone", tmp_path / "other"
+    library.mkdir()
+    other.mkdir()
+    (library / "module.py").write_text("X = 1")
+    (other / "secret.txt").write_text("s")
+    private = tmp_path / "private"
+    private.mkdir()
+    code = (
+        "import os\n"
+        f"print(open({str(library / 'module.py')!r}).read())\n"
+        f"print(os.path.exists({str(other / 'secret.txt')!r}))\n"
+    )
+    command, cgroup = sandbox.sandboxed(
+        [sys.executable, "-I", "-c", code], private, [], sandbox.Limits(), readable=[library]
+    )
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    finally:
+        sandbox.release(cgroup)
+    assert done.stdout.split() == ["X", "=", "1", "False"], done.stderr
+
+
 ATTACK = """
 import os, pathlib, subprocess, sys, time
 

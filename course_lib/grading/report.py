@@ -377,10 +377,10 @@ def accounted(found: int, out: Path, listed: Sequence[Submission] = ()) -> list[
             be named in ``review.md``.
 
     Returns:
-        What is wrong, one sentence each (empty when all is accounted for): rows other than
-        ``found``, a student id twice, feedback pages other than one per row (each found
-        under its :func:`feedback_names` name and stating the id), a listed file that
-        ``review.md`` does not name.
+        One sentence per thing wrong, and an empty list when all is accounted for. Wrong
+        are: rows other than ``found``, a student id twice, feedback pages other than one
+        per row (each found under its :func:`feedback_names` name and stating the id), a
+        listed file that ``review.md`` does not name.
     """
     out = Path(out)
     students, problem = _rows(out / "grades.csv")

@@ -148,7 +148,11 @@ def _readable() -> list[Path]:
 
 @explains_bad_calls()
 def sandboxed(
-    command: list[str], private: Path, hidden: list[Path], limits: Limits
+    command: list[str],
+    private: Path,
+    hidden: list[Path],
+    limits: Limits,
+    readable: list[Path] = (),
 ) -> tuple[list[str], str | None]:
     """``command`` wrapped in bwrap and the limits; the cgroup made for it (remove it with
     :func:`release`), or ``None``.
@@ -159,19 +163,21 @@ def sandboxed(
         hidden: folders the worker must never see (SUBMISSIONS, OUT, the grader's own
             temporary folders), hidden wherever they lie inside a readable path.
         limits: what it may use.
+        readable: folders to show read-only besides the system, Python and the library.
     """
     args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session"]
-    readable = _readable()
-    for path in readable:
+    # the private /tmp first: a Python or a checkout that lives under /tmp is bound over it
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    shown = _readable() + [Path(p).resolve() for p in readable]
+    for path in shown:
         args += ["--ro-bind", str(path), str(path)]
     for link in SYSTEM:  # /bin -> usr/bin and the like, on a merged /usr
         if Path(link).is_symlink():
             args += ["--symlink", os.readlink(link), link]
     for path in hidden:  # an empty folder over anything the worker must not see
         path = path.resolve()
-        if any(path.is_relative_to(r) for r in readable) and path.is_dir():
+        if any(path.is_relative_to(r) for r in shown) and path.is_dir():
             args += ["--tmpfs", str(path)]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     args += ["--bind", str(private), HOME, "--chdir", HOME, "--remount-ro", "/"]
     cgroup = _make_cgroup(limits.processes) if os.geteuid() == 0 else None
     return _with_limits(args + command, limits, cgroup), cgroup
