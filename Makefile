@@ -12,6 +12,12 @@
 #   make grade CHAPTER=05 SUBMISSIONS=folder-or-zip OUT=folder
 #                  (instructors) grade a class's exercise notebooks: OUT/grades.csv,
 #                  OUT/feedback/<student>.md, OUT/answers.md (README: "Grading a class")
+#   make system-packages  (Debian, Ubuntu; root or sudo) install Chromium and bubblewrap, which
+#                  the browser tests and the grader's sandbox need (as .ci/run does)
+#   make linkcheck (maintainers; needs the network) check every external link of the book
+#   make release VERSION=x.y.z   (maintainers) build the site, the wheel, the data mirror and
+#                  SHA256SUMS into _build/release/vx.y.z and print the tag and upload commands;
+#                  DRY_RUN=0 runs them (tools/release.py)
 #
 # Each target creates .venv and installs requirements.txt on first use.
 
@@ -28,7 +34,8 @@ endif
 # One thread: identical results, and 10-100x faster than two threads on a busy 2-core machine.
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: setup book test test-laptop test-latest test-oldest doctor execute student grade clean
+.PHONY: setup book test test-laptop test-latest test-oldest doctor execute student grade clean \
+	system-packages linkcheck release
 
 setup: $(STAMP)
 
@@ -83,6 +90,32 @@ grade: setup
 		--out "$(OUT)" --jobs "$(or $(JOBS),2)" --timeout "$(or $(TIMEOUT),120)" \
 		--variant "$(or $(VARIANT),1)" $(if $(ALL_CELLS),--all-cells) \
 		$(if $(UNSANDBOXED),--unsandboxed)
+
+# The two system packages `make test` uses where they exist (and CI installs): Debian's
+# Chromium for the browser tests of the interactive views, bubblewrap for the grader's sandbox.
+system-packages:
+	@if [ "$$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi; \
+	$$sudo apt-get update -qq && $$sudo apt-get install -y -qq chromium bubblewrap
+
+# External links (papers, tools, the repository) as Sphinx's linkcheck sees them: needs the
+# network, so it is not part of `make test`; the publish workflow runs it.
+linkcheck: setup
+	$(BIN)/jupyter-book build . --builder linkcheck
+
+# A release (tools/release.py): VERSION must be pyproject.toml's and CITATION.cff's version.
+# The checks run first (a dry run reports a dirty tree, another branch or an existing tag and
+# goes on; DRY_RUN=0 stops), then the site is built, then the assets and their checksums.
+DRY_RUN ?= 1
+RELEASE_FLAGS = $(if $(filter 0,$(DRY_RUN)),--publish)
+ifneq ($(filter release,$(MAKECMDGOALS)),)
+ifeq ($(strip $(VERSION)),)
+$(error usage: make release VERSION=x.y.z [DRY_RUN=0])
+endif
+endif
+release: setup
+	$(BIN)/python tools/release.py "$(VERSION)" --check-only $(RELEASE_FLAGS)
+	$(MAKE) book
+	$(BIN)/python tools/release.py "$(VERSION)" $(RELEASE_FLAGS)
 
 clean:
 	rm -rf _build _mathjax .pytest_cache .ruff_cache .hypothesis .notebook-seconds.json

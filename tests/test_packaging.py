@@ -45,7 +45,7 @@ def pip(*args: str, cwd: Path) -> None:
 def wheel(tmp_path_factory) -> Path:
     """Build course_lib's wheel from a copy of the project's packaging files."""
     src = tmp_path_factory.mktemp("src")
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, src / name)
     shutil.copytree(LIBRARY, src / "course_lib", ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path_factory.mktemp("wheel")
@@ -66,6 +66,20 @@ def test_the_wheel_holds_every_module(wheel):
         for p in (LIBRARY / "views").glob(pattern)
     }
     assert assets and not assets - files, "the views' assets: [tool.setuptools.package-data]"
+
+
+def test_the_wheel_carries_the_licence(wheel):
+    """The MIT licence travels with every copy of the library (its one condition)."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        (dist_info,) = {name.split("/")[0] for name in names if ".dist-info/" in name}
+        licence = f"{dist_info}/licenses/LICENSE"
+        assert licence in names, f"the wheel has no {licence}: check pyproject.toml's license"
+        assert archive.read(licence) == (ROOT / "LICENSE").read_bytes()
+        metadata = archive.read(f"{dist_info}/METADATA").decode()
+    assert "License-Expression: MIT" in metadata.splitlines()
+    assert "License-File: LICENSE" in metadata.splitlines()
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License\n")
 
 
 def test_a_view_builds_from_the_installed_wheel(wheel, tmp_path):

@@ -30,6 +30,7 @@ echo "=== platform ($label)"
 "$BIN/python" tools/verification.py | tee .verification-plan.txt
 step "lint (ruff)" "$BIN/ruff" check .
 step "format (ruff format --check)" "$BIN/ruff" format --check .
+step "workflows (actionlint)" "$BIN/actionlint" -no-color .github/workflows/*.yml
 step "library, packaging and notebook-structure tests (pytest)" "$BIN/python" -m pytest tests -q \
     -n 2
 # two notebooks at a time (one kernel each, one thread each); a notebook stays on one worker;
