@@ -416,7 +416,7 @@ def lengths(args, data) -> None:
     -- French, separator, English -- ends at position ``--max-position`` or before (counted
     from 0); score the test pairs that do and those that need positions no training
     sequence reached. Per group: BLEU, and
-    sacrebleu's length ratio and brevity penalty (a model that stops too early loses BLEU
+    sacrebleu's length ratio and brevity penalty (a short output loses BLEU
     through the penalty, not through its words)."""
     split, src_vocab, tgt_vocab, _ = data
 

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
 import platform
+import re
 import statistics
 import sys
 import time
@@ -220,9 +222,82 @@ def timing(args) -> None:
         )
 
 
+CURVE = re.compile(
+    r"^\s+.+?\s+([\d.]+) CPU s\s+epoch\s+(\d+)\s+validation\s+([\d.]+)\s+test\s+([\d.]+)"
+)
+RUN = re.compile(r"^(\S.*?), seed (\d+)(?::.*)?$")
+
+
+def curves(record: str) -> dict[tuple[str, int], dict[int, tuple[float, float, float]]]:
+    """A record's training curves: ``{(run name, seed): {epoch: (CPU s, validation, test)}}``."""
+    found, current = {}, None
+    for line in (recipe.RESULTS / record).read_text(encoding="utf-8").splitlines():
+        run, point = RUN.match(line), CURVE.match(line)
+        if run:
+            current = (run.group(1), int(run.group(2)))
+            found[current] = {}
+        elif point and current:
+            seconds, epoch, val, test = point.groups()
+            found[current][int(epoch)] = (float(seconds), float(val), float(test))
+    return found
+
+
+def derived(args) -> None:
+    """The differences Chapter 7 states, computed from the 2026-11-25 records: seed by seed
+    at equal epochs, and epoch by epoch for the width-128 pair."""
+    epoch = args.epoch
+    rotary = curves("2026-11-25_modern_positions.txt")
+    kv = curves("2026-11-25_modern_kv_heads.txt")
+    blocks = curves("2026-11-25_modern_blocks.txt")
+    base = {s: rotary[("rotary", s)][epoch][2] for s in (0, 1, 2)}
+    rows = {
+        "sinusoidal": {s: rotary[("sinusoidal", s)][epoch][2] for s in (0, 1, 2)},
+        "none": {s: rotary[("none", s)][epoch][2] for s in (0, 1, 2)},
+        "2 key/value heads": {s: kv[("2 key/value heads", s)][epoch][2] for s in (0, 1, 2)},
+        "1 key/value head": {s: kv[("1 key/value heads", s)][epoch][2] for s in (0, 1, 2)},
+        "RMSNorm + SwiGLU": {s: blocks[("RMSNorm + SwiGLU", s)][epoch][2] for s in (0, 1, 2)},
+    }
+    print(f"test BLEU after {epoch} epochs minus the rotary 4-head 2017 block's, seeds 0 / 1 / 2")
+    for name, got in rows.items():
+        diffs = [got[s] - base[s] for s in (0, 1, 2)]
+        print(
+            f"  {name:20} "
+            + " / ".join(f"{d:+.1f}" for d in diffs)
+            + f"   ({sum(d < 0 for d in diffs)} of 3 below); median "
+            + f"{statistics.median(got.values()):.1f} against "
+            + f"{statistics.median(base.values()):.1f}: "
+            + f"{statistics.median(got.values()) - statistics.median(base.values()):+.1f}"
+        )
+    none_vs_sin = [rows["none"][s] - rows["sinusoidal"][s] for s in (0, 1, 2)]
+    print("  none - sinusoidal    " + " / ".join(f"{d:+.1f}" for d in none_vs_sin))
+    runs = {
+        (r["model"], r["lr"]): r
+        for r in json.loads(
+            (recipe.RESULTS / "2026-11-25_modern_lr_width128.json").read_text(encoding="utf-8")
+        )
+    }
+    enc, dec = runs[("encoder-decoder, small", 0.002)], runs[("decoder-only, small", 0.002)]
+    e = {c[1]: c for c in enc["curve"]}
+    d = {c[1]: c for c in dec["curve"]}
+    for name, run in (("encoder-decoder, small", enc), ("decoder-only, small", dec)):
+        last = run["curve"][-1]
+        print(
+            f"{name}, lr 0.002, seed 0: {last[1]} epochs in {last[0]:.0f} CPU s, {last[0] / last[1]:.1f} s per epoch"
+        )
+    diffs = {k: d[k][2] - e[k][2] for k in sorted(d) if k in e}
+    late = [v for k, v in diffs.items() if k >= 10]
+    print(
+        "validation BLEU, decoder-only minus encoder-decoder (width 128, lr 0.002, seed 0), "
+        f"epochs 10-{max(diffs)}: mean {statistics.mean(late):+.1f}, from {min(late):+.1f} to "
+        f"{max(late):+.1f}, ahead at {sum(v > 0 for v in late)} of {len(late)}; ahead at "
+        f"epochs {[k for k, v in diffs.items() if v > 0]} of 1-{max(diffs)}"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["lengths", "timing"])
+    parser.add_argument("what", choices=["lengths", "timing", "derived"])
+    parser.add_argument("--epoch", type=int, default=4, help="derived: the equal-epoch column")
     parser.add_argument("--budget", type=int, default=150)
     parser.add_argument("--control-budget", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
@@ -235,7 +310,7 @@ def main() -> int:
     torch.set_num_threads(1)
     with recipe.Record(args.record or "modern_probes", enabled=bool(args.record)):
         print(f"{platform.processor() or platform.machine()}, torch {torch.__version__}, 1 thread")
-        {"lengths": lengths, "timing": timing}[args.what](args)
+        {"lengths": lengths, "timing": timing, "derived": derived}[args.what](args)
     return 0
 
 
