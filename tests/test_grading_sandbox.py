@@ -123,34 +123,6 @@ def test_a_python_or_checkout_under_tmp_is_seen_and_the_rest_of_tmp_is_not(tmp_p
     assert done.stdout.split() == ["X", "=", "1", "False"], done.stderr
 
 
-ATTACK = """
-import os, pathlib, subprocess, sys, time
-
-SUBMISSIONS, OUT, LIBRARY = {submissions!r}, {out!r}, {library!r}
-for path in (SUBMISSIONS + "/b_victim.ipynb", OUT + "/grades.csv", LIBRARY + "/__init__.py",
-             LIBRARY + "/../injected.pth", "/tmp/left_by_attacker"):
-    try:
-        with open(path, "a") as f:
-            f.write("# attacked")
-    except OSError:
-        pass
-try:
-    os.mkfifo(OUT + "/feedback")
-except OSError:
-    pass
-subprocess.Popen(["sleep", "987"])  # a process left behind
-if os.fork() == 0:  # and one that acts once the grader has moved on
-    os.setsid()
-    time.sleep(3)
-    for path in (OUT + "/grades.csv", SUBMISSIONS + "/b_victim.ipynb"):
-        try:
-            pathlib.Path(path).write_text("rewritten")
-        except OSError:
-            pass
-    os._exit(0)
-"""
-
-
 def sleepers() -> int:
     found = 0
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
@@ -164,7 +136,7 @@ def sleepers() -> int:
 @needs_sandbox
 def test_a_submission_that_attacks_reaches_no_one_and_leaves_nothing(tmp_path):
     folder, out = tmp_path / "class", tmp_path / "out"
-    attack = ATTACK.format(submissions=str(folder), out=str(out), library=str(sandbox.LIBRARY))
+    attack = fx.ATTACK.format(submissions=str(folder), out=str(out), library=str(sandbox.LIBRARY))
     victim = fx.write(fx.untouched(CHAPTER), folder / "b_victim.ipynb").read_bytes()
     init = (sandbox.LIBRARY / "__init__.py").read_bytes()
     rows = grade(
