@@ -2,6 +2,7 @@
 
     OMP_NUM_THREADS=1 python benchmarks/translation.py [--budget 600]
         [--models course,reference,gru,bahdanau]
+    python benchmarks/translation.py --stats-from results/2026-11-26_translation.json
 
 The protocol is fixed (shared/ISSUE-NOTES.md): the tutorial filter (11,445 pairs),
 French -> English, the seeded **grouped** 80/10/10 split (pairs that share a sentence stay
@@ -42,9 +43,13 @@ The models' epochs are **interleaved** (``recipe.interleaved``: one epoch of eac
 so whatever else the machine does falls on all of them alike. All the comparisons of a run
 are one family: their p-values are Holm-adjusted together (per metric), and the test
 bootstrap resamples whole groups of pairs that share a sentence (``groups=``), as the split
-keeps them together. The run's hypotheses at the compared epochs are kept in a JSON record
-beside the text one, so that any later run scored on the same test sentences can be compared
-with them, pair by pair.
+keeps them together. The paired tests draw ``N_SAMPLES`` = 10,000 resamples: a bootstrap
+p-value is never below 2 / (resamples + 1), and with the 1,000 of the 2026-11-26 record that
+floor (0.002, 0.014 after Holm over 7) set the smallest adjusted p-values, not the data. The
+run's hypotheses at the compared epochs are kept in a JSON record beside the text one, so
+that any later run scored on the same test sentences can be compared with them, pair by pair,
+and ``--stats-from`` recomputes a record's comparisons from them without training (into a
+record ``<date>_translation_stats``).
 
 ``gru`` and ``bahdanau`` are the recurrent models of Chapters 1 and 2
 (:class:`RecurrentTranslator`, embeddings and GRUs of 256, tied output layer) trained with the
@@ -155,6 +160,7 @@ def run(name, model, decode, budget, split, src_vocab, tgt_vocab, train_ids, tur
 
 
 MARKS = (50, 100, 150, 200, 250, 300, 400, 500, 600)
+N_SAMPLES = 10_000  # paired-bootstrap resamples: p-values down to 2 / 10,001
 
 
 def marks_table(curves: dict[str, list[tuple[float, str]]]) -> str:
@@ -184,18 +190,23 @@ def curves_of_record(text: str) -> dict[str, list[tuple[float, str]]]:
     return curves
 
 
-def compare_all(pairs, refs, groups) -> None:
+def compare_all(pairs, refs, groups, n_samples: int = N_SAMPLES) -> None:
     """Every comparison ``(label_a, hyps_a, label_b, hyps_b)`` of the run, one family per
-    metric: groups resampled, p-values Holm-adjusted over the family."""
+    metric: groups resampled (``n_samples`` paired resamples), p-values Holm-adjusted over
+    the family."""
     for metric in ("BLEU", "chrF"):
         results = [
-            paired_bootstrap(a, b, refs, metric=metric, groups=groups) for _, a, _, b in pairs
+            paired_bootstrap(a, b, refs, metric=metric, groups=groups, n_samples=n_samples)
+            for _, a, _, b in pairs
         ]
         adjusted = holm([r.p_value for r in results])
-        print(f"\n{metric}: {len(results)} comparisons, Holm-adjusted over the {len(results)}")
+        print(
+            f"\n{metric}: {len(results)} comparisons, Holm-adjusted over the {len(results)} "
+            f"({n_samples:,} paired resamples)"
+        )
         for (label_a, _, label_b, _), result, p in zip(pairs, results, adjusted, strict=True):
             verdict = "significant" if p <= 0.05 else "not significant"
-            print(f"  {label_a} - {label_b}: {result}, Holm p = {p:.3f} ({verdict})")
+            print(f"  {label_a} - {label_b}: {result}, Holm p = {p:.4f} ({verdict})")
 
 
 def main() -> int:
@@ -212,7 +223,21 @@ def main() -> int:
         metavar="RECORD",
         help="append the table at fixed budgets, read off RECORD's epoch ends, to RECORD",
     )
+    parser.add_argument(
+        "--stats-from",
+        metavar="JSON",
+        help="recompute the comparisons of a run from its JSON record's hypotheses (no "
+        "training) into the record <date>_translation_stats",
+    )
+    parser.add_argument(
+        "--n-samples", type=int, default=N_SAMPLES, help="paired-bootstrap resamples"
+    )
     args = parser.parse_args()
+    if args.stats_from:
+        name = "translation_stats" if args.record == "translation" else args.record
+        with Record(name or "translation_stats", enabled=bool(name)):
+            stats_from(Path(args.stats_from), args.n_samples)
+        return 0
     if args.table_from:
         path = Path(args.table_from)
         table = marks_table(curves_of_record(path.read_text(encoding="utf-8")))
@@ -227,11 +252,48 @@ def main() -> int:
         parser.error(f"unknown models {unknown}")
     torch.set_num_threads(1)
     with Record(args.record or "translation", enabled=bool(args.record)) as record:
-        run_all(models, args.budget, record)
+        run_all(models, args.budget, record, args.n_samples)
     return 0
 
 
-def run_all(models, budget, record) -> None:
+def comparisons(kept: dict) -> list[tuple[str, list[str], str, list[str]]]:
+    """The run's family: every pair of best checkpoints, in the order the models ran, then
+    the course's model within 300 s against the reference's last epoch where both ran
+    (``kept``: label -> {"test": hypotheses, ...}, in the order the run kept them)."""
+    best = [label for label in kept if label.startswith("best ")]
+    pairs = [
+        (a, kept[a]["test"], b, kept[b]["test"]) for i, a in enumerate(best) for b in best[i + 1 :]
+    ]
+    rest = [label for label in kept if not label.startswith("best ")]
+    if len(rest) == 2:
+        a, b = rest
+        pairs.append((a, kept[a]["test"], b, kept[b]["test"]))
+    return pairs
+
+
+def stats_from(path: Path, n_samples: int) -> None:
+    """A record's comparisons again, from the hypotheses its JSON kept: the same family,
+    the same test references and groups, ``n_samples`` paired resamples."""
+    kept = json.loads(path.read_text(encoding="utf-8"))["kept"]
+    split = data()[0]
+    refs = [t for _, t in split.test]
+    groups = group_labels(split.test)
+    if any(len(k["test"]) != len(refs) for k in kept.values()):
+        raise SystemExit(f"{path}: its hypotheses do not match the {len(refs)} test sentences")
+    print(
+        f"the comparisons of {path.name}, recomputed from the hypotheses it kept (no "
+        f"training): {len(refs)} test pairs in {len(set(groups))} groups, groups resampled"
+    )
+    for label, k in kept.items():
+        print(
+            f"  {label:20} {k['seconds']:4.0f} CPU s (epoch {k['epoch']}):  "
+            f"{corpus_bleu(k['test'], refs, n_bootstrap=1000, groups=groups)}  "
+            f"{corpus_chrf(k['test'], refs, n_bootstrap=1000, groups=groups)}"
+        )
+    compare_all(comparisons(kept), refs, groups, n_samples)
+
+
+def run_all(models, budget, record, n_samples: int = N_SAMPLES) -> None:
     split, src_vocab, tgt_vocab, train_ids = data()
     refs = [t for _, t in split.test]
     groups = group_labels(split.test)
@@ -304,13 +366,6 @@ def run_all(models, budget, record) -> None:
             f"{corpus_bleu(hyps, refs, n_bootstrap=1000, groups=groups)}  "
             f"{corpus_chrf(hyps, refs, n_bootstrap=1000, groups=groups)}"
         )
-    pairs = []
-    names = list(curves)
-    for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            pairs.append(
-                (f"best {a}", kept[f"best {a}"]["test"], f"best {b}", kept[f"best {b}"]["test"])
-            )
     if "course" in curves and "reference" in curves:
         within = [point for point in curves["course"] if point[0] <= 300] or curves["course"][:1]
         for label, (seconds, epoch, val, hyps) in (
@@ -318,9 +373,7 @@ def run_all(models, budget, record) -> None:
             (f"reference at {curves['reference'][-1][0]:.0f} s", curves["reference"][-1]),
         ):
             kept[label] = {"seconds": seconds, "epoch": epoch, "validation": val, "test": hyps}
-        a, b = list(kept)[-2:]
-        pairs.append((a, kept[a]["test"], b, kept[b]["test"]))
-    compare_all(pairs, refs, groups)
+    compare_all(comparisons(kept), refs, groups, n_samples)
     if record.enabled:
         path = record.path.with_suffix(".json")
         curves_out = {

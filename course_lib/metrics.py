@@ -16,14 +16,20 @@ Both resample single sentences, as if each were drawn independently. A test set 
 Tatoeba is not: one English sentence often comes with several translations, so it holds
 *clusters* of pairs that share a sentence and succeed or fail together. Resampling the pairs
 one by one counts each copy as fresh evidence and gives intervals that are too narrow. With
-``groups=`` (one label per sentence, e.g. the id of its English sentence) each resample draws
+``groups=group_labels(pairs)`` (:func:`course_lib.tatoeba.group_labels`: one label per pair,
+the connected group of pairs that share a French or an English sentence) each resample draws
 whole groups with replacement, as many draws as there are groups, and keeps all their
 sentences: a *cluster bootstrap*, whose interval reflects how many independent clusters the
-test set really has.
+test set really has. Label by the whole group, not by one side's sentence: on Chapter 5's
+test set the id of the French sentence leaves 1,065 groups of 1,144 pairs, and an interval
+hardly wider than resampling pairs.
 
 What the signature does not record: the course scores its own **normalised** text (lower
 case, no punctuation but ``!`` and ``?``, no digits; :func:`course_lib.tatoeba.normalize`)
-on both sides, so these numbers compare with each other and with nothing outside the book.
+on both sides, so these numbers compare with each other and with nothing outside the book;
+and a cluster bootstrap's signature (``bs:1000|seed:12345|...``) is the same as a sentence
+bootstrap's: the result's ``resampled`` (``"groups (672)"``, printed by ``str()``) is what
+says that whole groups were drawn, so report it beside the signature.
 """
 
 from __future__ import annotations
@@ -150,7 +156,7 @@ def _group_index(groups: Sequence[Hashable], n_sentences: int) -> tuple[np.ndarr
     if isinstance(groups, (str, bytes)):
         raise TypeError(
             f"groups must hold one group label per sentence, got the string {groups!r}; "
-            "pass a list such as groups=[id of the source sentence of each pair]"
+            "pass one label per pair, e.g. groups=group_labels(pairs) (course_lib.tatoeba)"
         )
     if isinstance(groups, (Mapping, Set)) or not hasattr(groups, "__len__"):
         raise TypeError(
@@ -310,10 +316,12 @@ def corpus_bleu(
     Args:
         n_bootstrap: resamples for sacrebleu's 95 % confidence interval (1000 is usual;
             sacrebleu seeds them with 12345, so the interval is reproducible); 0 for none.
-        groups: one cluster label per sentence (e.g. the id of its source sentence), for a
-            cluster bootstrap: each resample draws as many groups as there are, with
-            replacement, and keeps all their sentences. Needs ``n_bootstrap``. ``None``
-            resamples single sentences; all-distinct labels give the same interval.
+        groups: one cluster label per sentence, for a cluster bootstrap, e.g.
+            ``groups=group_labels(pairs)`` (:func:`course_lib.tatoeba.group_labels`, for the
+            test pairs the references come from): each resample draws as many groups as
+            there are, with replacement, and keeps all their sentences. Needs
+            ``n_bootstrap``. ``None`` resamples single sentences; all-distinct labels give
+            the same interval. The signature does not show it; ``resampled`` does.
 
     Returns:
         The score, its signature and, with ``n_bootstrap``, its interval.
@@ -365,9 +373,11 @@ class PairedComparison:
         return self.low > 0 or self.high < 0
 
     def __str__(self) -> str:
+        # three decimals, four below 0.001 (10,000 resamples reach 0.0002): never "0.000"
+        p = f"{self.p_value:.3f}" if self.p_value >= 0.001 else f"{self.p_value:.4f}"
         return (
             f"{self.metric} {self.a:.1f} - {self.b:.1f} = {self.delta:+.1f} "
-            f"[95 % CI {self.low:+.1f}, {self.high:+.1f}], p = {self.p_value:.3f}"
+            f"[95 % CI {self.low:+.1f}, {self.high:+.1f}], p = {p}"
             f"{_resampled_note(self.resampled)}"
         )
 
@@ -393,12 +403,15 @@ def paired_bootstrap(
 
     Args:
         metric: ``"BLEU"`` or ``"chrF"``.
-        n_samples: resampled test sets.
+        n_samples: resampled test sets. The p-value is never below
+            ``2 / (n_samples + 1)`` (0.002 at 1000): for several comparisons adjusted
+            together (:mod:`course_lib.multiple_comparisons`) pass ``n_samples=10_000``.
         seed: for the resampling (sacrebleu's default seed).
-        groups: one cluster label per sentence, for a cluster bootstrap: each resample
-            draws as many groups as there are, with replacement, and keeps all their
-            sentences. ``None`` resamples single sentences; all-distinct labels give the
-            same interval and p-value.
+        groups: one cluster label per sentence, for a cluster bootstrap, e.g.
+            ``groups=group_labels(pairs)`` (:func:`course_lib.tatoeba.group_labels`): each
+            resample draws as many groups as there are, with replacement, and keeps all
+            their sentences. ``None`` resamples single sentences; all-distinct labels give
+            the same interval and p-value.
 
     Returns:
         Both scores, their difference, its 95 % interval and a two-sided p-value.

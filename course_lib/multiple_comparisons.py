@@ -10,7 +10,10 @@ as Bonferroni's ``m * p`` does.
 :func:`holm` adjusts the p-values, e.g. those of :func:`course_lib.metrics.paired_bootstrap`;
 compare the adjusted values with ``alpha`` directly (:func:`significant`). A bootstrap
 p-value is never below ``2 / (n_samples + 1)``, so ``m`` comparisons need
-``n_samples`` well above ``2 * m / alpha`` for any of them to survive the adjustment.
+``n_samples`` well above ``2 * m / alpha`` for any of them to survive the adjustment, and
+far above it for the adjusted p-values to say more than that floor: with 1,000 resamples
+the smallest adjusted p of 16 comparisons is 0.032 whatever the data, with 10,000 it is
+0.0032 (10,000 is the course's choice for a family of several comparisons).
 """
 
 from __future__ import annotations

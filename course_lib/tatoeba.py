@@ -339,7 +339,8 @@ def group_labels(pairs: Sequence[tuple[str, str]]) -> list[int]:
 
     The form the metrics' ``groups=`` takes, so that a bootstrap resamples whole groups::
 
-        corpus_bleu(hypotheses, references, groups=group_labels(split.test))
+        corpus_bleu(hypotheses, references, n_bootstrap=1000,
+                    groups=group_labels(split.test))
 
     Raises:
         TypeError: ``pairs`` is not a list of sentence pairs (a whole :class:`Split`, a

@@ -103,8 +103,72 @@ def test_a_planted_number_under_a_record_tag_is_reported():
     index = next(
         i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "| 3073.9 |" in c.source
     )
-    assert prose_numbers.check_cells(nb, chapter.name) == []
+    before = prose_numbers.check_cells(nb, chapter.name)  # the chapter's own test reports these
     nb.cells[index].source = nb.cells[index].source.replace("| 3073.9 |", "| 3037.9 |", 1)
-    stale = prose_numbers.check_cells(nb, chapter.name)
+    stale = [s for s in prose_numbers.check_cells(nb, chapter.name) if s not in before]
     assert [(s.cell, s.number) for s in stale] == [(index, "3037.9")]
     assert "2026-11-25_modern_memory" in str(stale[0])
+
+
+@pytest.fixture
+def records(tmp_path, monkeypatch):
+    """A results folder of its own: ``records(name=text, ...)`` writes ``<name>`` files."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    monkeypatch.setattr(prose_numbers, "RESULTS", folder)
+
+    def write(**files):
+        for name, text in files.items():
+            (folder / name.replace("__", ".")).write_text(text, encoding="utf-8")
+
+    return write
+
+
+def test_a_tag_that_names_a_run_must_name_its_committed_record(tmp_path, records):
+    records(**{"2026-11-28_ex10__txt": "seed 0  ADE 74.23 m\nseed 1  ADE 73.83 m\n"})
+    path = tmp_path / "nb.ipynb"
+    # a run without a record is no source, whatever its words
+    for tag in (
+        "[source: this solution run with seed 0 on the CPU, 2026-11-26]",
+        "[source: exercise 10, trained on my laptop]",
+        "[source: the same run]",  # with no tag before it
+    ):
+        nbformat.write(notebook(f"In a run of this code it reached 74.2 m {tag}."), path)
+        stale = prose_numbers.check(path)
+        assert len(stale) == 1 and "no record" in str(stale[0]), (tag, stale)
+    # a run that names its record is checked against it, and "the same run" reuses it
+    tag = "[source: exercise 10's solution, seeds 0 and 1; record 2026-11-28_ex10]"
+    assert stale_numbers(tmp_path, f"It reached 74.2 and 73.8 m {tag}.") == []
+    assert stale_numbers(tmp_path, f"It reached 74.3 m {tag}.") == ["74.3"]
+    text = f"It reached 74.2 m {tag}.\n\nAnd 73.8, not 73.9 [source: the same run]."
+    assert stale_numbers(tmp_path, text) == ["73.9"]
+    # a publication, the lecture or another chapter is not a run: the tag is the rule
+    assert stale_numbers(tmp_path, "Top-5 error 3.57 % [source: He et al., CVPR 2016].") == []
+
+
+def test_a_record_supports_a_number_only_as_a_printed_number(tmp_path, records):
+    records(
+        **{
+            "2026-11-25_bench__txt": "# 2026-11-25T19:53, torch 2.13.0+cpu\n"
+            "decoder-only  11 CPU s  epoch 1  BLEU 10.6  loss 12.4\n",
+            "2026-11-25_bench__json": '{"seconds": [308.2, 27.0], "bleu": 44.71}\n',
+            "2026-11-25_other__json": '{"bleu": 44.71}\n',
+        }
+    )
+    tag = "[source: record 2026-11-25_bench]"
+    # an integer only as that integer printed: "11 CPU s", not 10.6 or 12.4 rounded
+    assert stale_numbers(tmp_path, f"An epoch took 11 s {tag}.") == []
+    assert stale_numbers(tmp_path, f"It scored 12 and 10.6 BLEU {tag}.") == ["12"]
+    # the digits of a date, a clock time or a version are not numbers
+    assert stale_numbers(tmp_path, f"It ran 25 and 53 times {tag}.") == ["25", "53"]
+    assert stale_numbers(tmp_path, f"Scored 2.13 BLEU {tag}.") == ["2.13"]
+    # the .json beside a .txt is for programs: the prose quotes what the .txt prints
+    assert stale_numbers(tmp_path, f"Best 44.7 BLEU {tag}.") == ["44.7"]
+    assert stale_numbers(tmp_path, "Best 44.7 BLEU [source: record 2026-11-25_other].") == []
+    # a decimal as printed or as a longer printed decimal rounds to it, as in the outputs
+    assert stale_numbers(tmp_path, f"It scored 10.6 BLEU, loss 12.46 {tag}.") == ["12.46"]
+
+
+def test_dates_times_and_versions_in_the_prose_are_not_numbers(tmp_path):
+    text = "Recorded on 2026-11-26 at 19:53 with torch 2.13.0 and sacrebleu 2.6.0."
+    assert stale_numbers(tmp_path, text) == []

@@ -21,12 +21,39 @@ The rule (README, "For authors"): every number that a markdown cell states is
 date and benchmark). Every number of the paragraph (and of a table right after it) must then be
 found in those records -- printed there as the prose rounds it -- or in the notebook's own
 outputs or code. A tag that says ``the same record(s)`` reuses the records of the tag before
-it in the notebook. A tag that names a benchmark but no record, or a record that does not
-exist, is reported too.
+it in the notebook (``the same run(s)`` too). A tag that names a benchmark but no record, or
+a record that does not exist, is reported too.
+
+**A run is checked like a benchmark.** A tag that names a *run* rather than a publication --
+its words say so: run, rerun, seed, solution, exercise, trained, training, measured, timed,
+executed (``[source: this solution run with seed 0 on the CPU, 2026-11-26]``) -- must name
+the committed record that run wrote, and its numbers are then checked against that record as
+above. A run that left no committed file is no source: commit its output as a record
+(``benchmarks/recipe.py``'s ``Record``), or compute the number in a cell of the notebook.
+Sentences that cite an exercise or a solution without a tag ("in exercise 10", "one seed")
+are checked against the outputs like any other.
+
+**What a record supports** (stricter than the outputs, because a record is long):
+
+* the record's **text**: ``<name>.txt``; its ``.json`` (curves and translations for
+  programs to read) only where there is no ``.txt``. A number the prose quotes from a
+  record is one the record prints for a reader;
+* its **numbers as tokens**: the digits of dates (``2026-11-25``), clock times (``19:53``)
+  and version strings (``2.13.0``) are not numbers, so ``11`` is not found in
+  ``2026-11-25``;
+* a prose **integer** only as the same integer printed (``11`` is found in ``11 CPU s`` but
+  not in ``10.6`` or ``11.4``); a prose decimal as printed or as a longer printed decimal
+  rounds to it, as in the outputs.
+
+A number the prose *derives* from a record -- a cost per epoch, a difference, a ratio -- is
+found only if the record prints it (or a notebook cell computes it); where the same integer
+happens to be printed for something else, the check cannot tell, so derived figures are best
+printed by the benchmark itself.
 
 Not checked: numbers inside inline code, maths, links and directive lines; chapter,
-exercise, section and figure numbers ("Chapter 3", "exercise 7"); years (1900-2099); and
-the integers 0 to 10, which the prose uses as words ("5 fixes", "2 layers").
+exercise, section and figure numbers ("Chapter 3", "exercise 7"); years (1900-2099), dates,
+clock times and version strings ("torch 2.13.0"); and the integers 0 to 10, which the prose
+uses as words ("5 fixes", "2 layers").
 
 Orderings and words ("beats", "a third") cannot be checked this way: those sentences get a
 claim cell. A number that fails is reported with the notebook, the markdown cell (its
@@ -35,6 +62,7 @@ claim cell. A number that fails is reported with the notebook, the markdown cell
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from dataclasses import dataclass
@@ -47,11 +75,23 @@ import nbtools  # noqa: E402
 # a number may end in "x" (times: "1.4x"), but not run on into a word ("0x1f", "3rd")
 NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[eE]([-+]?\d+))?(?![^\Wx]|x\w)")
 SOURCE_TAG = re.compile(r"\[source:[^\]]+\]")
+#: Words by which a tag names a run (a training, a measurement) rather than a publication.
+RUN = re.compile(
+    r"\b(?:runs?|re-?runs?|ran|seeds?|solutions?|exercises?|trained|training|measured|timed|"
+    r"executed)\b",
+    re.I,
+)
 RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
 RECORD = re.compile(
     r"(\d{4}-\d{2}-\d{2})_([A-Za-z0-9]+)((?:_[\w-]+?)*)(?:\.(?:txt|json))?(?![\w.])"
 )
 RECORD_SHORT = re.compile(r"(?<=[\s,])_([\w-]+?)(?:\.(?:txt|json))?(?![\w.])")
+#: Digits that are not numbers, in a record or in the prose: dates (and a time after one),
+#: clock times, version strings.
+NOT_NUMBERS = re.compile(
+    r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?)?|(?<![\w.])\d{1,2}:\d{2}(?::\d{2})?(?![\w.])"
+    r"|(?<![\w.])\d+(?:\.\d+){2,}(?:\+\w+)?"
+)
 CITATION = re.compile(r"\{cite(?::\w+)?\}`[^`]*`")
 # Parts of markdown whose numbers are not prose: maths, code, roles, links' targets, HTML.
 HIDDEN = [
@@ -64,6 +104,7 @@ HIDDEN = [
     re.compile(r"<[^>\n]+>"),
     re.compile(r"^:\w[\w-]*:.*$", re.M),  # directive options (:label:, :class:)
     re.compile(r"!\[[^\]]*\]"),
+    NOT_NUMBERS,  # dates, clock times and versions ("torch 2.13.0")
 ]
 STRUCTURE = re.compile(
     r"\b(?:[Cc]hapters?|[Ee]xercises?|[Ss]ections?|[Ff]igures?|[Ss]eeds?|[Cc]ells?|[Ii]ssues?|"
@@ -130,7 +171,8 @@ def _structural(text: str) -> set[tuple[int, int]]:
 class Evidence:
     """What a notebook's prose may quote: its outputs' numbers and its code's constants."""
 
-    def __init__(self, nb=None, *, printed: str = "") -> None:
+    def __init__(self, nb=None, *, printed: str = "", exact_integers: bool = False) -> None:
+        self.exact_integers = exact_integers  # a record: an integer only as printed
         outputs, code = [printed], []
         for cell in nb.cells if nb is not None else []:
             if cell.cell_type != "code":
@@ -145,6 +187,8 @@ class Evidence:
     def supports(self, value: float, decimals: int) -> bool:
         if value in self.constants:
             return True
+        if decimals == 0 and self.exact_integers:
+            return any(d == 0 and v == value for v, d in self.printed)
         scale = 10**decimals
         return any(
             round(v * scale) == round(value * scale)
@@ -155,8 +199,9 @@ class Evidence:
 
 
 def named_records(tag: str, previous: tuple[str, ...] = ()) -> tuple[str, ...] | None:
-    """The record names a ``[source: ...]`` tag gives (``None``: it names no benchmark)."""
-    if re.search(r"\bthe same records?\b", tag):
+    """The record names a ``[source: ...]`` tag gives (``None``: it names neither a
+    benchmark nor a run, e.g. a paper or the lecture)."""
+    if re.search(r"\bthe same (?:records?|runs?)\b", tag):
         return previous
     names = []
     for m in RECORD.finditer(tag):
@@ -166,20 +211,34 @@ def named_records(tag: str, previous: tuple[str, ...] = ()) -> tuple[str, ...] |
         stop = RECORD.search(rest)
         for short in RECORD_SHORT.finditer(rest[: stop.start() if stop else len(rest)]):
             names.append(f"{prefix}_{short.group(1)}")
-    if names or "benchmarks/" in tag:
+    if names or "benchmarks/" in tag or RUN.search(_hide_record_names(tag)):
         return tuple(dict.fromkeys(names))
     return None
 
 
-def _record_text(names: tuple[str, ...]) -> tuple[str, list[str]]:
-    texts, missing = [], []
+def _hide_record_names(tag: str) -> str:
+    return RECORD.sub(" ", tag)
+
+
+def record_files(names: tuple[str, ...]) -> tuple[list[Path], list[str]]:
+    """The file each record name stands for (its ``.txt``, else its ``.json``), and the
+    names that have neither."""
+    files, missing = [], []
     for name in names:
-        found = [RESULTS / f"{name}.txt", RESULTS / f"{name}.json"]
-        found = [f for f in found if f.exists()]
-        if not found:
+        found = [f for f in (RESULTS / f"{name}.txt", RESULTS / f"{name}.json") if f.exists()]
+        if found:
+            files.append(found[0])
+        else:
             missing.append(name)
-        texts += [f.read_text(encoding="utf-8") for f in found]
-    return "\n".join(texts), missing
+    return files, missing
+
+
+def _record_text(names: tuple[str, ...]) -> tuple[str, list[str]]:
+    """The records' text, with the digits that are not numbers (dates, times, versions)
+    blanked, and the names not found."""
+    files, missing = record_files(names)
+    text = "\n".join(f.read_text(encoding="utf-8") for f in files)
+    return NOT_NUMBERS.sub(lambda m: " " * len(m.group(0)), text), missing
 
 
 def check(path: Path) -> list[Stale]:
@@ -218,8 +277,10 @@ def check_cells(nb, name: str) -> list[Stale]:
                 problem = ""
                 if not records:
                     problem = (
-                        "its [source: ...] tag names a benchmark but no record in "
-                        "benchmarks/results/ (name the record, e.g. 2026-11-26_translation)"
+                        "its [source: ...] tag names a benchmark or a run but no record "
+                        "committed in benchmarks/results/ (name the record, e.g. "
+                        "2026-11-26_translation; a run that left none is no source: commit "
+                        "its output as a record, or compute the number in a cell)"
                     )
                 text_of, missing = _record_text(records)
                 if missing and not problem:
@@ -232,7 +293,7 @@ def check_cells(nb, name: str) -> list[Stale]:
                         reported.add((index, block[0]))
                         stale.append(Stale(name, index, "", words, problem=problem))
                     continue
-                quoted = _Either(evidence, Evidence(printed=text_of))
+                quoted = _Either(evidence, Evidence(printed=text_of, exact_integers=True))
             for m in NUMBER.finditer(body):
                 span = (start + m.start(), start + m.end())
                 value, decimals = _value(m)
@@ -286,7 +347,14 @@ def _exempt(value: float, decimals: int, text: str) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    paths = [Path(a) for a in argv] or nbtools.chapter_notebooks()
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0].strip(),
+        epilog="The rules: this script's docstring, and the README's 'For authors'.",
+    )
+    parser.add_argument(
+        "notebooks", nargs="*", type=Path, help="notebooks to check (default: every chapter)"
+    )
+    paths = parser.parse_args(argv).notebooks or nbtools.chapter_notebooks()
     failures = [s for p in paths for s in check(p)]
     for s in failures:
         print(s)
