@@ -660,8 +660,11 @@ def check_key_padding_mask(
     _mask_dtype(mask, name, form)
     if tuple(mask.shape) != (batch, length):
         hint = ""
-        if tuple(mask.shape) == (length, batch):
-            hint = f": it looks transposed, use {name}.T"
+        if tuple(mask.shape) == (length, batch):  # two causes fit: say both, pick neither
+            hint = (
+                ": the expected shape reversed -- a mask built (S, B), or queries and keys "
+                "given sequence-first (L, B, D) where (B, L, D) is expected"
+            )
         elif mask.ndim == 2 and mask.shape[1] == length and mask.shape[0] != batch:
             hint = f": one row per sequence of the batch, and the batch has {batch}"
         elif mask.ndim == 2 and mask.shape[0] == batch:

@@ -101,7 +101,11 @@ def test_a_padding_row_that_blocks_everything_asks_polarity():
     ("mask", "match"),
     [
         (torch.tensor([3, 2]), r"one length per sequence.*padding_mask\(lengths, total_length=3\)"),
-        (torch.zeros(3, 2, dtype=torch.bool), r"got \(3, 2\): it looks transposed, use kpm.T"),
+        (
+            torch.zeros(3, 2, dtype=torch.bool),
+            r"got \(3, 2\): the expected shape reversed -- a mask built \(S, B\), or queries "
+            r"and keys given sequence-first \(L, B, D\)",
+        ),
         (torch.zeros(2, 4, dtype=torch.bool), r"one column per key, and there are 3 keys"),
         (
             torch.zeros(5, 3, dtype=torch.bool),
@@ -116,3 +120,19 @@ def test_key_padding_mask_mistakes_are_named(mask, match):
 
     with pytest.raises((TypeError, ValueError), match=match):
         check_key_padding_mask(mask, "kpm", 2, 3)
+
+
+def test_sequence_first_inputs_with_a_batch_first_mask_get_no_advice_that_would_be_wrong():
+    """Queries (L, B, D) given to a batch-first module with a right (B, S) padding mask: the
+    module reads B = L and S = B, so the mask looks "transposed"; transposing it would give
+    a silently wrong result. The message names both causes that fit and prescribes neither."""
+    from course_lib.multihead import MultiHeadAttention
+
+    L, B, D = 5, 2, 8
+    x = torch.randn(L, B, D)  # sequence-first, as nn.MultiheadAttention's default
+    right = torch.zeros(B, L, dtype=torch.bool)
+    with pytest.raises(ValueError) as err:
+        MultiHeadAttention(D, 2)(x, x, x, key_padding_mask=right)
+    message = str(err.value)
+    assert "sequence-first (L, B, D)" in message
+    assert ".T" not in message
