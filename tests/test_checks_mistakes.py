@@ -1428,3 +1428,31 @@ def test_cache_bytes_with_the_bytes_of_one_dtype_written_in_is_named(fixed):
         rf"of {dtype}\. Note: your cache_bytes never uses its parameter bytes_per_number",
     ):
         checks.check_cache_bytes(cache_bytes)
+
+
+def test_attention_with_the_mask_of_the_opposite_polarity_is_named_not_called_reversed():
+    """Issue 47: a function that fills the scores where the mask is False used to be told
+    its weights hold the reference's values "in reverse order along axis 2" (true on a
+    (1, 2) case, and no help). The polarity is named now; a right function still passes."""
+    import math
+
+    def inverted(query, key, value, attn_mask=None):
+        scores = query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1])
+        if attn_mask is not None:
+            scores = scores.masked_fill(~attn_mask, float("-inf"))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1))
+        return weights @ value, weights
+
+    with pytest.raises(CheckFailed) as err:
+        checks.check_scaled_dot_product_attention(inverted)
+    assert "opposite polarity" in str(err.value)
+    assert "reverse order" not in str(err.value)
+
+    def right(query, key, value, attn_mask=None):
+        scores = query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1])
+        if attn_mask is not None:
+            scores = scores.masked_fill(attn_mask, float("-inf"))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1))
+        return weights @ value, weights
+
+    checks.check_scaled_dot_product_attention(right)  # the near miss: no hint, no failure

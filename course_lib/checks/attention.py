@@ -185,6 +185,15 @@ def check_scaled_dot_product_attention(attention_fn: Callable) -> None:
                         f"scale is 1/sqrt(E) = {1 / math.sqrt(e):.3f}, scores / math.sqrt(E)",
                     ),
                 ]
+            if m is not None:
+                mistakes.append(
+                    (
+                        masked_softmax(scores / math.sqrt(e), ~m),
+                        "the mask is used with the opposite polarity: here True means "
+                        "blocked, so fill the scores where the mask is True "
+                        "(scores.masked_fill(attn_mask, float('-inf'))), not where it is False",
+                    )
+                )
             mistakes.append(
                 (
                     over_queries,
