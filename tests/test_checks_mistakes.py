@@ -1456,3 +1456,33 @@ def test_attention_with_the_mask_of_the_opposite_polarity_is_named_not_called_re
         return weights @ value, weights
 
     checks.check_scaled_dot_product_attention(right)  # the near miss: no hint, no failure
+
+
+def test_constant_velocity_over_the_nominal_interval_or_absolute_times_is_named():
+    """Issue 47: dividing the last step by the nominal 20 s was explained as values
+    "standardised or normalised with another mean and std"; multiplying by the timestamps
+    themselves had no name. Both are named now."""
+    from course_lib.geo import from_local, to_local
+
+    def last_step(observed):
+        origin = observed[:, -1:, :2]
+        en = to_local(observed[..., :2], origin)  # (N, S, 2) metres east and north
+        return en[:, -1] - en[:, -2], origin
+
+    def nominal(observed, times):
+        step, origin = last_step(observed)
+        ahead = times - observed[:, -1:, 2]
+        return from_local(step[:, None] / 20.0 * ahead[..., None], origin)
+
+    with pytest.raises(CheckFailed) as err:
+        checks.check_constant_velocity(nominal)
+    assert "nominal sampling interval" in str(err.value)
+    assert "standardised" not in str(err.value)
+
+    def absolute(observed, times):
+        step, origin = last_step(observed)
+        velocity = step / (observed[:, -1, 2] - observed[:, -2, 2])[:, None]
+        return from_local(velocity[:, None] * times[..., None], origin)
+
+    with pytest.raises(CheckFailed, match="multiplied by the timestamps themselves"):
+        checks.check_constant_velocity(absolute)

@@ -545,7 +545,20 @@ def check_constant_velocity(constant_velocity_fn: Callable) -> None:
         first_step = to_local(observed[:, 1:2, :2], observed[:, :1, :2])[:, 0]  # (N, 2)
         first_velocity = first_step / (observed[:, 1, 2] - observed[:, 0, 2])[:, None]
         ahead_s = times - observed[:, -1:, 2]  # (N, T) seconds after the last fix
+        last_dt = observed[:, -1, 2] - observed[:, -2, 2]  # (N,) seconds between the last two
+        velocity = step / last_dt[:, None]  # (N, 2) metres per second
         mistakes = [
+            (
+                from_local(step[:, None] / 20.0 * ahead_s[..., None], origin),
+                "the last step is divided by 20 s, the nominal sampling interval; divide it by "
+                "the real time between the last two fixes, observed[:, -1, 2] - "
+                "observed[:, -2, 2] (fixes are skipped or late)",
+            ),
+            (
+                from_local(velocity[:, None] * times[..., None], origin),
+                "the velocity is multiplied by the timestamps themselves; multiply it by the "
+                "seconds from the last fix, times - observed[:, -1:, 2]",
+            ),
             (stay(observed, t), "every prediction is the last fix: that is the 'stay' baseline"),
             (
                 from_local(np.repeat(step[:, None], t, axis=1), origin),
