@@ -1486,3 +1486,22 @@ def test_constant_velocity_over_the_nominal_interval_or_absolute_times_is_named(
 
     with pytest.raises(CheckFailed, match="multiplied by the timestamps themselves"):
         checks.check_constant_velocity(absolute)
+
+
+def test_check_training_given_datasets_says_what_it_takes_not_an_inner_call():
+    """Issue 47: datasets where the (observed, future) pairs go used to be answered with an
+    error about TrajectoryFeatures.fit(), a call the student never made, and a hint to
+    unpack with *. Now the message is about check_training's own arguments."""
+    from course_lib.gps import city_trajectories
+    from course_lib.trajectories import TrajectoryFeatures, trajectory_datasets
+
+    rng = np.random.default_rng(0)
+    train, valid = city_trajectories(8, rng=rng, future=3), city_trajectories(4, rng=rng, future=3)
+    train_set, valid_set = trajectory_datasets(
+        TrajectoryFeatures.fit(*train), train, valid, teacher_forcing=False
+    )
+    with pytest.raises(TypeError) as err:
+        checks.check_training(lambda *args: None, train_set, valid_set)
+    message = str(err.value)
+    assert message.startswith("train must be the exercise's (observed, future) pair of arrays")
+    assert "fit" not in message and "*" not in message

@@ -293,6 +293,21 @@ def _measured_loss(
         ) from err
 
 
+def _check_pairs(**given) -> None:
+    """Each argument an ``(observed, future)`` pair of arrays, as the exercise gives them."""
+    for label, value in given.items():
+        if isinstance(value, (tuple, list)) and len(value) == 2:
+            if all(hasattr(part, "shape") for part in value):
+                continue
+        what = type(value).__name__
+        if hasattr(value, "__len__"):
+            what += f" of {len(value)} items"
+        raise TypeError(
+            f"{label} must be the exercise's (observed, future) pair of arrays, got {what}: "
+            "the check builds the datasets from the pairs itself"
+        )
+
+
 @explains_bad_calls()
 def check_training(train_attention_gru: Callable, train, valid) -> None:
     """Check ``train_attention_gru(train_set, valid_set) -> Trainer`` on the exercise's data.
@@ -307,6 +322,7 @@ def check_training(train_attention_gru: Callable, train, valid) -> None:
     returned model itself, not read from the trainer's history.
     """
     __tracebackhide__ = True
+    _check_pairs(train=train, valid=valid)
     train_set, valid_set = trajectory_datasets(
         TrajectoryFeatures.fit(*train), train, valid, teacher_forcing=False
     )
