@@ -62,6 +62,13 @@ class SelfAttentionConfig:
     dropout: float = 0.0
     start: str = "last"  # first decoder input: "last" source point, or "origin" (0, ..., 0)
 
+    def __post_init__(self) -> None:  # a string here would read as True: the table, silently
+        if not isinstance(self.positional, bool):
+            raise TypeError(
+                f"positional must be True or False (add sinusoidal positions or not), got "
+                f"{self.positional!r}: SelfAttentionConfig(positional=False) for none"
+            )
+
 
 @explains_class
 class SelfAttentionEncoderDecoder(nn.Module):
@@ -104,11 +111,6 @@ class SelfAttentionEncoderDecoder(nn.Module):
             "Build one: SelfAttentionEncoderDecoder(SelfAttentionConfig(d_model=8, ...)).",
         )
         c = self.config = config
-        if not isinstance(c.positional, bool):
-            raise TypeError(
-                f"positional must be True or False (add sinusoidal positions or not), got "
-                f"{c.positional!r}: SelfAttentionConfig(positional=False) for none"
-            )
         if c.start not in ("last", "origin"):
             raise ValueError(f"start must be 'last' or 'origin', got {c.start!r}")
         for name in ("n_features", "target_len", "max_len"):

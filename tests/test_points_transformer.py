@@ -188,3 +188,14 @@ def test_positional_must_be_a_bool_not_chapter_7s_word():
 def test_the_lecture_signature_names_the_config():
     with pytest.raises(TypeError, match=r"'input_len'.*SelfAttentionConfig"):
         SelfAttentionEncoderDecoder(None, None, input_len=2, target_len=2)
+
+
+@pytest.mark.parametrize("given", ["learned", "sinusoidal", 1, None])
+def test_positional_takes_a_bool_not_a_name_that_would_read_as_true(given):
+    """Issue 47: SelfAttentionConfig(positional="learned") was accepted and silently gave
+    the sinusoidal table."""
+    from course_lib.points_transformer import SelfAttentionConfig
+
+    with pytest.raises(TypeError, match=r"positional must be True or False.*got "):
+        SelfAttentionConfig(positional=given)
+    assert SelfAttentionConfig(positional=False).positional is False
