@@ -159,6 +159,11 @@ def padding_mask(x: Tensor, pad_id: int | None = None, total_length: int | None 
       lengths; ``S``, the padded length, defaults to the longest (the name is
       ``pad_packed_sequence``'s).
     """
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"padding_mask takes a tensor of token ids (B, S) or of lengths (B,), got "
+            f"{type(x).__name__}: padding_mask(torch.tensor(lengths), total_length=S)"
+        )
     if pad_id is not None and total_length is not None:
         raise ValueError(
             "give pad_id (tokens (B, S) -> their mask) or total_length (lengths (B,) -> a "

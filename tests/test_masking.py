@@ -218,3 +218,18 @@ def test_a_window_longer_than_the_sequence_warns():
         MaskWarning, match=r"sliding_window_mask\(3, 8\).*sliding_window_mask\(8, 3\)"
     ):
         assert torch.equal(sliding_window_mask(3, 8), causal_mask(3))
+
+
+def test_padding_mask_given_a_list_of_lengths_says_to_make_it_a_tensor():
+    """Issue 47: a Python list of lengths crashed in an attribute lookup ('list' object has
+    no attribute 'ndim')."""
+    import re
+
+    from course_lib.masking import padding_mask
+
+    with pytest.raises(TypeError, match=re.escape("got list: padding_mask(torch.tensor(lengths)")):
+        padding_mask([3, 2], total_length=4)
+    assert padding_mask(torch.tensor([3, 2]), total_length=4).tolist() == [
+        [False, False, False, True],
+        [False, False, True, True],
+    ]
