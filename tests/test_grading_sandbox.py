@@ -176,8 +176,24 @@ def test_a_fork_storm_and_a_memory_hog_are_stopped_by_the_limits(tmp_path):
     row = grade(tmp_path, {"storm": nb})["storm"]
     assert points(row) == ["1", "1", "1"]
     assert "raised: exercise 3" in row["status"]  # MemoryError, and the rest is graded
-    # the pids cgroups made for root's workers are all gone
-    assert not [p for parent in sandbox._pids_parents() for p in parent.glob("course-grader-*")]
+
+
+@needs_sandbox
+def test_a_workers_pids_cgroup_is_removed_after_it_with_what_it_left_behind(tmp_path):
+    """As root the process limit is a pids cgroup per worker: once the worker ends (its
+    namespace with it) the cgroup is emptied and removed."""
+    if os.geteuid() != 0:
+        pytest.skip("an ordinary user's limit is RLIMIT_NPROC: no cgroup is made")
+    leaves = "import subprocess; subprocess.Popen(['sleep', '60'])"
+    command, cgroup = sandbox.sandboxed(
+        [sys.executable, "-I", "-c", leaves], tmp_path, [], sandbox.Limits()
+    )
+    if cgroup is None:
+        pytest.skip("no pids cgroup can be made on this machine")
+    assert Path(cgroup, "pids.max").read_text().strip() == str(sandbox.Limits().processes)
+    subprocess.run(command, timeout=60, check=False)
+    sandbox.release(cgroup)
+    assert not Path(cgroup).exists()
 
 
 SWALLOWS_INTERRUPTS = (
