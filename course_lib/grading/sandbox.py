@@ -265,7 +265,7 @@ def release(cgroup: str | None) -> None:
     namespace's processes die a moment after its first one), then the folder goes."""
     if not cgroup:
         return
-    for _ in range(100):
+    for _ in range(500):  # up to 10 s: a storm's processes take a while to be reaped
         try:
             os.rmdir(cgroup)
             return
