@@ -321,6 +321,15 @@ def _check_sentences(sentences: object, model: object, src_vocab: object, tgt_vo
                 "pass the vocabularies the model was trained with (src_vocab for the "
                 "source language, tgt_vocab for the target), in that order"
             )
+    words = [w for s in sentences for w in s.split()]
+    unknown = sum(w not in src_vocab.index for w in words)
+    if len(words) >= 3 and unknown >= 0.9 * len(words):  # the model would read only <unk>
+        warn_user(
+            f"{unknown} of the {len(words)} words of the sentences are not in src_vocab "
+            f"({len(src_vocab)} words): each becomes <unk>, and the model translates what it "
+            "cannot read. src_vocab must be the vocabulary of the source language the model "
+            "was trained with: translate(model, sentences, src_vocab, tgt_vocab)"
+        )
 
 
 def _check_decode(decode: object) -> None:

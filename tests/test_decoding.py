@@ -5,6 +5,8 @@ here runs on the Transformer (post- and pre-LN), the GRU (plain and with attenti
 decoder-only Transformer (rotary; sinusoidal with grouped-query attention and a prefix mask).
 """
 
+import warnings
+
 import pytest
 import torch
 
@@ -242,3 +244,19 @@ def test_a_decode_that_returns_none_is_named():
 
     with pytest.raises(TypeError, match=r"decode returned None.*return"):
         translate(model, ["a b"], src_vocab, tgt_vocab, decode=decode)
+
+
+def test_translate_warns_when_the_model_would_read_only_unknown_words():
+    """Issue 47: swapped vocabularies of the same size ran silently, every word <unk>."""
+    french = Vocab(["le chat noir dort sur un grand tapis"])  # 12 tokens, as the model's V
+    english = Vocab(["the black cat sleeps on a big mat"])
+    model = small("pre")
+
+    def short(m, src):
+        return greedy_decode(m, src, max_new_tokens=5)
+
+    with pytest.warns(UserWarning, match=r"5 of the 5 words of the sentences are not in src_vocab"):
+        translate(model, ["le chat dort sur tapis"], english, french, decode=short)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the right order: no word unknown, no warning
+        translate(model, ["le chat dort sur tapis"], french, english, decode=short)
