@@ -107,7 +107,7 @@ class Collected:
 
     @property
     def found(self) -> int:
-        """How many files were found: rows plus listed files."""
+        """The number of files found (rows plus listed files)."""
         return len(self.graded) + len(self.listed)
 
 
