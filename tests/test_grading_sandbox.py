@@ -196,26 +196,7 @@ def test_a_workers_pids_cgroup_is_removed_after_it_with_what_it_left_behind(tmp_
     assert not Path(cgroup).exists()
 
 
-SWALLOWS_INTERRUPTS = (
-    "def scaled_dot_product_attention(*args, **kwargs):\n"
-    "    while True:\n"
-    "        try:\n"
-    "            while True:\n"
-    "                pass\n"
-    "        except KeyboardInterrupt:\n"
-    "            pass\n"
-)
-EXITS = "def scaled_dot_product_attention(*args, **kwargs):\n    import os\n    os._exit(3)\n"
-SEGFAULTS = (
-    "def scaled_dot_product_attention(*args, **kwargs):\n"
-    "    import ctypes\n"
-    "    return ctypes.string_at(0)\n"
-)
-
-
-@pytest.mark.parametrize(
-    "death", [SWALLOWS_INTERRUPTS, EXITS, SEGFAULTS], ids=["interrupt swallowed", "exit", "crash"]
-)
+@pytest.mark.parametrize("death", list(fx.DEATHS.values()), ids=list(fx.DEATHS))
 def test_a_death_during_a_check_costs_that_check_alone(tmp_path, death):
     nb = fx.with_answers(CHAPTER, {**RIGHT, "scaled_dot_product_attention": death})
     row = grade(tmp_path, {"dies": nb}, *fx.isolation_args())["dies"]
