@@ -28,6 +28,10 @@ only when the message is read, so ``hasattr`` probes stay cheap. :func:`explain_
 the same for a dataclass config, with hints for its constructor's keywords. Every public
 callable of the library is covered (``tests/test_foreign_names.py`` walks the modules'
 ``__all__`` and fails on one that is not).
+
+The teaching modules do not wear these decorators: their tables live in
+:mod:`course_lib._name_tables`, keyed by the qualified name of what they explain, and
+:func:`apply_name_tables` applies them when the module ends, as the decorators would have.
 """
 
 from __future__ import annotations
@@ -37,13 +41,13 @@ import difflib
 import functools
 import inspect
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 F = TypeVar("F", bound=Callable)
 C = TypeVar("C", bound=type)
 
-__all__ = ["explain_config", "explains_bad_calls", "explains_class"]
+__all__ = ["apply_name_tables", "explain_config", "explains_bad_calls", "explains_class"]
 
 #: Set on every wrapper :func:`explains_bad_calls` returns (and copied by ``functools.wraps``
 #: onto decorators above it): the class decorators leave such a callable alone, and the
@@ -149,6 +153,91 @@ def explain_config(cls: C | None = None, /, **hints: str):
         return explains_class(c)
 
     return decorate if cls is None else decorate(cls)
+
+
+def apply_name_tables(module: types.ModuleType, tables: Mapping[str, Callable]) -> None:
+    """Decorate ``module``'s functions, methods and classes as ``tables`` says, after the fact:
+    the same result as the decorators written on top of them.
+
+    ``tables`` maps a qualified name (``"masked_softmax"``, ``"Attention.forward"``,
+    ``"EncoderDecoder"``) to its decorator (``explains_bad_calls(is_causal=...)``,
+    ``explains_class``, ``explain_config(...)``). A method is looked up in its class's own
+    body, as a decorator would sit there; call this once, when the module is complete::
+
+        apply_name_tables(sys.modules[__name__], TABLES[__name__])
+
+    The order is the decorators': the objects in the order the module defines them, and in a
+    class its methods before the class itself (:func:`explains_class` then leaves a method
+    with hints of its own alone, and a subclass finds its base's attribute hints). The
+    decorator goes under a ``classmethod``, ``staticmethod`` or ``functools.lru_cache`` it
+    finds there (which are rebuilt on top), as it was written under them. What the module bound
+    to a replaced function before -- a default argument (``decode=greedy_decode``), another
+    global name -- is bound to the decorated one.
+
+    Raises:
+        LookupError: a name the module (or the class) does not define.
+        TypeError: a name that is not a function, a method or a class.
+    """
+    order = {name: i for i, name in enumerate(vars(module))}
+    entries = []
+    for qualname, decorate in tables.items():
+        top, *rest = qualname.split(".")
+        entries.append((order.get(top, -1), -len(rest), qualname, decorate))
+    replaced: dict[int, tuple[object, object]] = {}  # id(before) -> (before, after)
+    for *_, qualname, decorate in sorted(entries, key=lambda e: e[:2]):
+        *path, name = qualname.split(".")
+        owner: object = module
+        for part in path:
+            owner = vars(owner).get(part)
+        if owner is None or name not in vars(owner):
+            raise LookupError(f"{module.__name__} defines no {qualname} (named in its table)")
+        before = vars(owner)[name]
+        after = _decorated(before, decorate, qualname)
+        if after is not before:
+            setattr(owner, name, after)
+            replaced[id(before)] = (before, after)
+    _rebind(module, replaced)
+
+
+def _decorated(member: object, decorate: Callable, qualname: str) -> object:
+    """``decorate(member)``, under the ``classmethod``, ``staticmethod`` or ``lru_cache``
+    wrapping ``member``."""
+    if isinstance(member, (classmethod, staticmethod)):
+        return type(member)(_decorated(member.__func__, decorate, qualname))
+    if callable(getattr(member, "cache_parameters", None)) and hasattr(member, "__wrapped__"):
+        cached = functools.lru_cache(**member.cache_parameters())  # type: ignore[attr-defined]
+        return cached(_decorated(member.__wrapped__, decorate, qualname))  # type: ignore[attr-defined]
+    if inspect.isfunction(member) or inspect.isclass(member):
+        return decorate(member)
+    raise TypeError(f"{qualname} is a {type(member).__name__}: its table cannot apply to it")
+
+
+def _rebind(module: types.ModuleType, replaced: dict[int, tuple[object, object]]) -> None:
+    """Point the module's global names and the default arguments of the functions it defines
+    at the decorated objects instead of the ones they replaced."""
+
+    def new(value: object) -> object:
+        pair = replaced.get(id(value))
+        return pair[1] if pair is not None and pair[0] is value else value
+
+    functions = []
+    for name, value in list(vars(module).items()):
+        if new(value) is not value:
+            value = new(value)
+            setattr(module, name, value)
+        if getattr(value, "__module__", None) != module.__name__:
+            continue  # imported: its defaults were bound in its own module
+        members = vars(value).values() if inspect.isclass(value) else (value,)
+        for member in members:
+            fn = getattr(member, "__func__", member)
+            while inspect.isfunction(fn) and fn.__module__ == module.__name__:
+                functions.append(fn)
+                fn = getattr(fn, "__wrapped__", None)
+    for fn in functions:
+        if fn.__defaults__:
+            fn.__defaults__ = tuple(new(v) for v in fn.__defaults__)
+        if fn.__kwdefaults__:
+            fn.__kwdefaults__ = {k: new(v) for k, v in fn.__kwdefaults__.items()}
 
 
 def covers_calls(member: object) -> bool:

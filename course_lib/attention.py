@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from course_lib._foreign_names import explains_bad_calls, explains_class
+from course_lib._name_tables import explain_names
 from course_lib._validate import (
     check_attention_inputs,
     check_attn_mask,
@@ -34,10 +34,6 @@ from course_lib.masking import masked_softmax, merge_masks
 __all__ = ["scaled_dot_product_attention", "AdditiveAttention", "Attention"]
 
 
-@explains_bad_calls(
-    is_causal="course_lib writes attn_mask=causal_mask(T) (True = blocked)",
-    mask="course_lib names a mask by what it blocks: key_padding_mask= for padded keys (B, S), attn_mask= for a (T, S) pattern such as causal_mask(T) (True = blocked)",
-)
 def scaled_dot_product_attention(
     query: Tensor,
     key: Tensor,
@@ -88,10 +84,6 @@ def _check_masks(query: Tensor, key: Tensor, attn_mask, key_padding_mask) -> Non
     check_key_padding_mask(key_padding_mask, "key_padding_mask", B, S)
 
 
-@explains_class(
-    alphas="course_lib's AdditiveAttention returns its weights instead of storing them: context, weights = additive(queries, keys, values)",
-    attention_weights="course_lib's AdditiveAttention returns its weights instead of storing them: context, weights = additive(queries, keys, values)",
-)
 class AdditiveAttention(nn.Module):
     """Additive (Bahdanau) attention: ``score(q, k) = w_v^T tanh(W_q q + W_k k)``.
 
@@ -110,12 +102,6 @@ class AdditiveAttention(nn.Module):
         True = blocked.
     """
 
-    @explains_bad_calls(
-        key_size="course_lib names D2L's sizes by what they are, queries first: AdditiveAttention(query_dim=query_size, key_dim=key_size, attn_dim=num_hiddens)",
-        query_size="course_lib names D2L's sizes by what they are, queries first: AdditiveAttention(query_dim=query_size, key_dim=key_size, attn_dim=num_hiddens)",
-        num_hiddens="course_lib names D2L's sizes by what they are, queries first: AdditiveAttention(query_dim=query_size, key_dim=key_size, attn_dim=num_hiddens)",
-        dropout="AdditiveAttention has no dropout on its weights (D2L's has one): leave dropout out",
-    )
     def __init__(self, query_dim: int, key_dim: int, attn_dim: int) -> None:
         super().__init__()
         for name, size in (("query_dim", query_dim), ("key_dim", key_dim), ("attn_dim", attn_dim)):
@@ -124,11 +110,6 @@ class AdditiveAttention(nn.Module):
         self.w_k = nn.Linear(key_dim, attn_dim, bias=False)
         self.w_v = nn.Linear(attn_dim, 1, bias=False)
 
-    @explains_bad_calls(
-        valid_lens="course_lib takes a key padding mask (True = blocked) instead of D2L's lengths: additive(queries, keys, values, key_padding_mask=padding_mask(valid_lens, total_length=keys.shape[1]))",
-        is_causal="course_lib writes attn_mask=causal_mask(T) (True = blocked)",
-        mask="course_lib names a mask by what it blocks: key_padding_mask= for padded keys (B, S), attn_mask= for a (T, S) pattern such as causal_mask(T) (True = blocked)",
-    )
     def forward(
         self,
         query: Tensor,
@@ -153,14 +134,6 @@ class AdditiveAttention(nn.Module):
         return context, (weights if need_weights else None)
 
 
-@explains_class(
-    alphas="course_lib's Attention returns its weights instead of storing them: context, weights = attention(query, keys)",
-    attention_weights="course_lib's Attention returns its weights instead of storing them: context, weights = attention(query, keys)",
-    init_keys=(
-        "course_lib's Attention keeps no keys between calls: pass them as an argument of "
-        "each call, attention(query, keys) or attention(query, keys, values)"
-    ),
-)
 class Attention(nn.Module):
     """Single-head scaled dot-product attention with learned projections.
 
@@ -181,9 +154,6 @@ class Attention(nn.Module):
         or ``(B, T, S)``: True = blocked.
     """
 
-    @explains_bad_calls(
-        hidden_dim="course_lib's Attention calls the lecture's hidden_dim proj_dim: Attention(proj_dim=...), with input_dim= for inputs of another width"
-    )
     def __init__(self, proj_dim: int, input_dim: int | None = None, proj_values: bool = False):
         super().__init__()
         check_positive_int(proj_dim, "proj_dim")
@@ -194,11 +164,6 @@ class Attention(nn.Module):
         self.k_proj = nn.Linear(input_dim, proj_dim)
         self.v_proj = nn.Linear(input_dim, proj_dim) if proj_values else None
 
-    @explains_bad_calls(
-        is_causal="course_lib writes attn_mask=causal_mask(T) (True = blocked)",
-        mask="course_lib names a mask by what it blocks: key_padding_mask= for padded keys (B, S), attn_mask= for a (T, S) pattern such as causal_mask(T) (True = blocked)",
-        valid_lens="course_lib takes a key padding mask (True = blocked) instead of D2L's lengths: attention(query, keys, key_padding_mask=padding_mask(valid_lens, total_length=keys.shape[1]))",
-    )
     def forward(
         self,
         query: Tensor,
@@ -235,3 +200,7 @@ class Attention(nn.Module):
                 attn_mask=merge_masks(attn_mask, key_padding_mask),
             )  # (B, T, Ev), (B, T, S)
         return context, (weights if need_weights else None)
+
+
+# Calls and attributes in other libraries' words: their tables are in _name_tables.py.
+explain_names(__name__)

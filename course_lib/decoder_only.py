@@ -42,7 +42,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor, nn
 
-from course_lib._foreign_names import explain_config, explains_bad_calls, explains_class
+from course_lib._name_tables import explain_names
 from course_lib._validate import (
     check_decoding_step,
     check_dropout,
@@ -66,12 +66,6 @@ NORMS = ("layer", "rms")
 FEED_FORWARDS = ("relu", "swiglu")
 
 
-@explain_config(
-    num_encoder_layers="the decoder-only model has one stack: num_layers= (num_encoder_layers is TranslationConfig's)",
-    num_decoder_layers="the decoder-only model has one stack: num_layers= (num_decoder_layers is TranslationConfig's)",
-    nhead="course_lib calls it num_heads",
-    dim_feedforward="course_lib calls it d_ff",
-)
 @dataclass(frozen=True)
 class DecoderOnlyConfig:
     """Sizes of a :class:`DecoderOnlyTranslator`."""
@@ -124,7 +118,6 @@ class DecoderOnlyConfig:
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
 
 
-@explains_class
 class DecoderOnlyCache(NamedTuple):
     """Every layer's keys and values so far ``(B, Nkv, length, Dh)``, which of them are
     padding ``(B, length)``, and each row's number of left pads ``(B,)``."""
@@ -180,9 +173,6 @@ class _Block(nn.Module):
         return x + self.dropout(self.ffn(self.norm2(x))), cache
 
 
-@explains_class(
-    generate="course_lib decodes with the functions of course_lib.decoding, not a method: greedy_decode(model, src, max_new_tokens=10), beam_search(model, src, beam_size=4), or translate(model, sentences, src_vocab, tgt_vocab) for sentences"
-)
 class DecoderOnlyTranslator(nn.Module):
     """One causal Transformer stack over ``source <sos> target``; logits for the target.
 
@@ -300,9 +290,6 @@ class DecoderOnlyTranslator(nn.Module):
         logits = self.output(self.norm(h))  # (B, t, D) -> (B, t, V)
         return logits, DecoderOnlyCache(layers, key_padding_mask, cache.pads), None
 
-    @explains_bad_calls(
-        output_attentions="course_lib says need_weights=True, model(src, tgt_in, need_weights=True); this model keeps no attention weights, so they come back as None"
-    )
     def forward(
         self, src: Tensor, tgt_in: Tensor, *, need_weights: bool = False
     ) -> Tensor | tuple[Tensor, None]:
@@ -314,3 +301,7 @@ class DecoderOnlyTranslator(nn.Module):
         with checked():
             logits, _, _ = self.step(tgt_in, self.init_cache(src))
         return (logits, None) if need_weights else logits
+
+
+# Calls and attributes in other libraries' words: their tables are in _name_tables.py.
+explain_names(__name__)

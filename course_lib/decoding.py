@@ -36,7 +36,7 @@ from typing import Any, Protocol
 import torch
 from torch import Tensor
 
-from course_lib._foreign_names import explains_bad_calls
+from course_lib._name_tables import explain_names
 from course_lib._validate import check_positive_int, check_type, shape_str, type_name, warn_user
 from course_lib.tatoeba import normalize
 from course_lib.train import evaluating
@@ -122,7 +122,6 @@ def _check(model: Translator, src: Tensor, max_new_tokens: int, name: str) -> No
 RECOMPUTE = ("nothing", "decoder", "everything")
 
 
-@explains_bad_calls(max_len="course_lib calls it max_new_tokens=")
 def greedy_decode(
     model: Translator | None = None,
     src: Tensor | None = None,
@@ -165,7 +164,6 @@ def greedy_decode(
     return ys[:, 1:]
 
 
-@explains_bad_calls(max_len="course_lib calls it max_new_tokens=")
 def beam_search(
     model: Translator | None = None,
     src: Tensor | None = None,
@@ -219,7 +217,6 @@ def beam_search(
     return ys[best_rows, 1:]
 
 
-@explains_bad_calls()
 def translate(
     model: Translator,
     sentences: Sequence[str],
@@ -366,3 +363,7 @@ def _check_decode(decode: object) -> None:
                 f"decode=functools.partial({name}, {unknown[0]}=...): {name} has no argument "
                 f"{unknown[0]!r}; it takes {', '.join(takes)}"
             )
+
+
+# Calls and attributes in other libraries' words: their tables are in _name_tables.py.
+explain_names(__name__)

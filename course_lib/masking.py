@@ -31,7 +31,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from course_lib._foreign_names import explains_bad_calls
+from course_lib._name_tables import explain_names
 from course_lib._validate import (
     MaskWarning,
     check_mask,
@@ -80,10 +80,6 @@ def _lengths_mask(valid_lens: Tensor, scores: Tensor) -> Tensor:
     )
 
 
-@explains_bad_calls(
-    dim="masked_softmax always normalises over the last axis (the keys, S): to normalise over another axis, move it last first (scores.transpose(...)), then back",
-    axis="masked_softmax always normalises over the last axis (the keys, S): to normalise over another axis, move it last first (scores.transpose(...)), then back",
-)
 def masked_softmax(
     scores: Tensor, mask: Tensor | None = None, *, valid_lens: Tensor | None = None
 ) -> Tensor:
@@ -142,13 +138,6 @@ def masked_softmax(
     return weights.masked_fill(empty, 0.0)
 
 
-@explains_bad_calls(
-    lengths="padding_mask takes the lengths (or the token ids) as its first argument, x, positionally: padding_mask(lengths, total_length=S) or padding_mask(tokens, pad_id=PAD)",
-    valid_lens="padding_mask takes the lengths (or the token ids) as its first argument, x, positionally: padding_mask(lengths, total_length=S) or padding_mask(tokens, pad_id=PAD)",
-    tokens="padding_mask takes the lengths (or the token ids) as its first argument, x, positionally: padding_mask(lengths, total_length=S) or padding_mask(tokens, pad_id=PAD)",
-    max_len="course_lib calls it total_length= (pad_packed_sequence's name): padding_mask(lengths, total_length=S)",
-    maxlen="course_lib calls it total_length= (pad_packed_sequence's name): padding_mask(lengths, total_length=S)",
-)
 def padding_mask(x: Tensor, pad_id: int | None = None, total_length: int | None = None) -> Tensor:
     """Key padding mask ``(B, S)``, True at padding positions.
 
@@ -205,7 +194,6 @@ def padding_mask(x: Tensor, pad_id: int | None = None, total_length: int | None 
     return torch.arange(total_length, device=x.device) >= x[:, None]  # (B, S)
 
 
-@explains_bad_calls()
 def causal_mask(size: int, device: torch.device | str | None = None) -> Tensor:
     """``(T, T)`` mask, True above the diagonal: query ``t`` may not see keys after ``t``."""
     check_positive_int(size, "size")
@@ -224,7 +212,6 @@ def _check_device(device: object, call: str) -> None:
         )
 
 
-@explains_bad_calls()
 def sliding_window_mask(size: int, window: int, device: torch.device | str | None = None) -> Tensor:
     """``(T, T)`` causal mask that also blocks keys more than ``window - 1`` steps back:
     query ``t`` sees keys ``t - window + 1 .. t`` (Mistral-style local attention; with a
@@ -284,10 +271,6 @@ def combine_masks(a: Tensor | None, b: Tensor | None) -> Tensor | None:
     return _as_additive(a, dtype) + _as_additive(b, dtype)
 
 
-@explains_bad_calls(
-    padding_mask="merge_masks calls it key_padding_mask=: merge_masks(attn_mask, key_padding_mask=padding)",
-    src_key_padding_mask="merge_masks calls it key_padding_mask=: merge_masks(attn_mask, key_padding_mask=padding)",
-)
 def merge_masks(attn_mask: Tensor | None, key_padding_mask: Tensor | None) -> Tensor | None:
     """One mask from an ``attn_mask`` ``(T, S)``/``(B, T, S)`` and a ``key_padding_mask``
     ``(B, S)``, broadcastable to ``(B, T, S)``. Booleans stay boolean (True = blocked);
@@ -304,3 +287,7 @@ def merge_masks(attn_mask: Tensor | None, key_padding_mask: Tensor | None) -> Te
         )
     kpm = key_padding_mask[:, None, :]  # (B, S) -> (B, 1, S): the same for every query
     return combine_masks(attn_mask, kpm)
+
+
+# Calls and attributes in other libraries' words: their tables are in _name_tables.py.
+explain_names(__name__)

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from course_lib._foreign_names import explains_bad_calls, explains_class
+from course_lib._name_tables import explain_names
 from course_lib._validate import check_dropout, check_positive_int, check_type, shape_str
 
 __all__ = ["RMSNorm", "SwiGLU"]
@@ -40,7 +40,6 @@ def _check_input(x: object, d_model: int, layer: str) -> None:
         )
 
 
-@explains_class
 class RMSNorm(nn.Module):
     """``x / sqrt(mean(x^2) + eps) * weight`` over the last axis.
 
@@ -69,7 +68,6 @@ class RMSNorm(nn.Module):
         return x / rms * self.weight
 
 
-@explains_class
 class SwiGLU(nn.Module):
     """Gated feed-forward: ``down(dropout(silu(gate(x)) * up(x)))``, no biases.
 
@@ -84,9 +82,6 @@ class SwiGLU(nn.Module):
         TypeError: ``x`` that is not a floating-point tensor.
     """
 
-    @explains_bad_calls(
-        bias="SwiGLU has no bias: its three projections (gate, up, down) are bias-free, as in LLaMA, so leave bias out"
-    )
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0) -> None:
         super().__init__()
         check_positive_int(d_model, "d_model")
@@ -101,3 +96,7 @@ class SwiGLU(nn.Module):
         _check_input(x, self.gate.in_features, "SwiGLU")
         # (B, T, D) -> (B, T, H) twice; gated feature by feature; -> (B, T, D)
         return self.down(self.dropout(F.silu(self.gate(x)) * self.up(x)))
+
+
+# Calls and attributes in other libraries' words: their tables are in _name_tables.py.
+explain_names(__name__)

@@ -28,7 +28,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from course_lib._foreign_names import explains_bad_calls, explains_class
+from course_lib._name_tables import explain_names
 from course_lib._validate import (
     check_attn_mask,
     check_dropout,
@@ -48,7 +48,6 @@ from course_lib.rotary import apply_rotary
 __all__ = ["KeyValue", "MultiHeadAttention"]
 
 
-@explains_class
 class KeyValue(NamedTuple):
     """Keys and values already projected and split into heads, ``(B, Nkv, S, Dh)`` each."""
 
@@ -66,12 +65,6 @@ class KeyValue(NamedTuple):
         return KeyValue(self.key.index_select(0, index), self.value.index_select(0, index))
 
 
-@explains_class(
-    in_proj_weight="course_lib keeps one projection per role, q_proj, k_proj and v_proj (nn.Linear each); torch.cat([m.q_proj.weight, m.k_proj.weight, m.v_proj.weight]) is nn.MultiheadAttention's in_proj_weight",
-    in_proj_bias="course_lib keeps one projection per role, q_proj, k_proj and v_proj (nn.Linear each); torch.cat([m.q_proj.bias, m.k_proj.bias, m.v_proj.bias]) is nn.MultiheadAttention's in_proj_bias",
-    embed_dim="course_lib calls the model width d_model: m.d_model",
-    batch_first="course_lib is always batch-first: query (B, T, D)",
-)
 class MultiHeadAttention(nn.Module):
     """Multi-head attention: ``Nh`` scaled dot-product attentions side by side.
 
@@ -98,11 +91,6 @@ class MultiHeadAttention(nn.Module):
         with ``average_attn_weights=False``, or ``None`` with ``need_weights=False``.
     """
 
-    @explains_bad_calls(
-        batch_first="course_lib's attention is always batch-first: inputs are (B, T, D), so leave batch_first out",
-        embed_dim="course_lib calls the width d_model: MultiHeadAttention(d_model, num_heads)",
-        nhead="course_lib calls it num_heads",
-    )
     def __init__(
         self,
         d_model: int,
@@ -276,10 +264,6 @@ class MultiHeadAttention(nn.Module):
 
     # -- the four entry points ----------------------------------------------------------------
 
-    @explains_bad_calls(
-        is_causal="course_lib writes attn_mask=causal_mask(T) (True = blocked)",
-        mask="course_lib names a mask by what it blocks: key_padding_mask= for padded keys (B, S), attn_mask= for a (T, S) pattern such as causal_mask(T) (True = blocked)",
-    )
     def forward(
         self,
         query: Tensor,
@@ -406,3 +390,7 @@ class MultiHeadAttention(nn.Module):
                 q, kv, key_padding_mask, mask, need_weights, average_attn_weights
             )
         return out, weights, kv
+
+
+# Calls and attributes in other libraries' words: their tables are in _name_tables.py.
+explain_names(__name__)

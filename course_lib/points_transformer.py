@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from course_lib._foreign_names import explain_config, explains_bad_calls, explains_class
+from course_lib._name_tables import explain_names
 from course_lib._validate import (
     AttentionWeights,
     check_positive_int,
@@ -34,9 +34,6 @@ from course_lib.transformer import TransformerDecoder, TransformerEncoder
 __all__ = ["SelfAttentionConfig", "SelfAttentionEncoderDecoder"]
 
 
-@explain_config(
-    input_len="the model reads the source length from the source; only target_len= is set"
-)
 @dataclass(frozen=True)
 class SelfAttentionConfig:
     """Sizes of the self-attention encoder-decoder (default sizes: the lecture's squares
@@ -70,7 +67,6 @@ class SelfAttentionConfig:
             )
 
 
-@explains_class
 class SelfAttentionEncoderDecoder(nn.Module):
     """Encoder-decoder made of attention layers only, for sequences of points.
 
@@ -96,11 +92,6 @@ class SelfAttentionEncoderDecoder(nn.Module):
             ``target_len`` (training).
     """
 
-    @explains_bad_calls(
-        input_len="SelfAttentionEncoderDecoder is built from one SelfAttentionConfig: SelfAttentionEncoderDecoder(SelfAttentionConfig(target_len=2, ...)), not from the lecture model's (encoder, decoder, input_len, target_len)",
-        target_len="SelfAttentionEncoderDecoder is built from one SelfAttentionConfig: SelfAttentionEncoderDecoder(SelfAttentionConfig(target_len=2, ...)), not from the lecture model's (encoder, decoder, input_len, target_len)",
-        positional="SelfAttentionEncoderDecoder is built from one SelfAttentionConfig: SelfAttentionEncoderDecoder(SelfAttentionConfig(target_len=2, ...)), not from the lecture model's (encoder, decoder, input_len, target_len)",
-    )
     def __init__(self, config: SelfAttentionConfig = SelfAttentionConfig()) -> None:
         super().__init__()
         check_type(
@@ -234,3 +225,7 @@ class SelfAttentionEncoderDecoder(nn.Module):
         if not need_weights:
             return predictions
         return predictions, AttentionWeights(encoder=enc_weights, **dec_weights)
+
+
+# Calls and attributes in other libraries' words: their tables are in _name_tables.py.
+explain_names(__name__)

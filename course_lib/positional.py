@@ -18,7 +18,7 @@ import numbers
 import torch
 from torch import Tensor, nn
 
-from course_lib._foreign_names import explains_bad_calls, explains_class
+from course_lib._name_tables import explain_names
 from course_lib._validate import (
     check_non_negative_int,
     check_positive_int,
@@ -30,7 +30,6 @@ from course_lib._validate import (
 __all__ = ["sinusoidal_encoding", "PositionalEncoding"]
 
 
-@explains_bad_calls()
 def sinusoidal_encoding(max_len: int, d_model: int, base: float = 10000.0) -> Tensor:
     """The ``(max_len, d_model)`` table of sine/cosine encodings (float32).
 
@@ -62,7 +61,6 @@ def _check_base(base: object, name: str = "base") -> None:
         raise ValueError(f"{name} must be above 1 (10000 in the paper), got {base!r}")
 
 
-@explains_class
 class PositionalEncoding(nn.Module):
     """Scale the input by ``sqrt(d_model)`` and add the sinusoidal encoding of each position.
 
@@ -88,16 +86,12 @@ class PositionalEncoding(nn.Module):
             another width), or positions beyond ``max_len``.
     """
 
-    @explains_bad_calls(
-        dropout="course_lib's PositionalEncoding(max_len, d_model) adds no dropout, unlike the PyTorch tutorial's (d_model, dropout, max_len): follow it with nn.Dropout(p) if you want one"
-    )
     def __init__(self, max_len: int, d_model: int) -> None:
         super().__init__()
         self.max_len, self.d_model = max_len, d_model
         table = sinusoidal_encoding(max_len, d_model).unsqueeze(0)  # (1, max_len, D)
         self.register_buffer("pe", table)
 
-    @explains_bad_calls()
     def forward(self, x: Tensor, start: int = 0) -> Tensor:
         self._check(x)
         check_non_negative_int(start, "start")
@@ -126,3 +120,7 @@ class PositionalEncoding(nn.Module):
         elif x.ndim >= 1 and x.shape[-1] == self.max_len:
             hint = ": PositionalEncoding takes (max_len, d_model), were they swapped?"
         check_width(x, self.d_model, "x", label="d_model", hint=hint)
+
+
+# Calls and attributes in other libraries' words: their tables are in _name_tables.py.
+explain_names(__name__)

@@ -34,7 +34,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from course_lib._foreign_names import explain_config, explains_bad_calls, explains_class
+from course_lib._name_tables import explain_names
 from course_lib._validate import (
     check_decoding_step,
     check_dropout,
@@ -55,10 +55,6 @@ __all__ = ["ATTENTION", "RecurrentConfig", "RecurrentState", "RecurrentTranslato
 ATTENTION = ("none", "bahdanau")
 
 
-@explain_config(
-    d_model="the GRU translator has two widths: embed_dim= (the embeddings) and hidden_dim= (the GRU's state)",
-    num_layers="the GRU translator has one GRU layer each side; it takes no num_layers",
-)
 @dataclass(frozen=True)
 class RecurrentConfig:
     """Sizes of a :class:`RecurrentTranslator`.
@@ -90,7 +86,6 @@ class RecurrentConfig:
         check_dropout(self.dropout)
 
 
-@explains_class
 class RecurrentState(NamedTuple):
     """What recurrent decoding carries from step to step.
 
@@ -130,9 +125,6 @@ def _source_lengths(src_key_padding_mask: Tensor) -> Tensor:
     return lengths
 
 
-@explains_class(
-    generate="course_lib decodes with the functions of course_lib.decoding, not a method: greedy_decode(model, src, max_new_tokens=10), beam_search(model, src, beam_size=4), or translate(model, sentences, src_vocab, tgt_vocab) for sentences"
-)
 class RecurrentTranslator(nn.Module):
     """GRU encoder-decoder over token ids, with or without Bahdanau attention.
 
@@ -213,9 +205,6 @@ class RecurrentTranslator(nn.Module):
         cache = cache._replace(hidden=hidden, length=cache.length + tokens.shape[1])
         return logits, cache, (weights if need_weights else None)
 
-    @explains_bad_calls(
-        output_attentions="course_lib says need_weights=True: logits, weights = model(src, tgt_in, need_weights=True)"
-    )
     def forward(
         self, src: Tensor, tgt_in: Tensor, *, need_weights: bool = False
     ) -> Tensor | tuple[Tensor, Tensor | None]:
@@ -236,3 +225,7 @@ class RecurrentTranslator(nn.Module):
         if not need_weights:
             return logits
         return logits, weights
+
+
+# Calls and attributes in other libraries' words: their tables are in _name_tables.py.
+explain_names(__name__)

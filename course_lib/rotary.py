@@ -23,7 +23,7 @@ import math
 import torch
 from torch import Tensor
 
-from course_lib._foreign_names import explains_bad_calls
+from course_lib._name_tables import explain_names
 from course_lib._validate import (
     check_non_negative_int,
     check_positive_int,
@@ -35,7 +35,6 @@ from course_lib.positional import _check_base
 __all__ = ["rotary_angles", "apply_rotary"]
 
 
-@explains_bad_calls()
 def rotary_angles(
     num_positions: int,
     head_dim: int,
@@ -63,7 +62,6 @@ def rotary_angles(
     return position[:, None] * speed  # (L, 1) * (Dh / 2,) -> (L, Dh / 2)
 
 
-@explains_bad_calls()
 def apply_rotary(
     x: Tensor, *, start: int = 0, positions: Tensor | None = None, base: float = 10000.0
 ) -> Tensor:
@@ -134,3 +132,7 @@ def apply_rotary(
     # each pair (a, b) turned by its angle: (a cos - b sin, a sin + b cos)
     rotated = torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1)
     return rotated.flatten(-2).to(x.dtype)  # (..., L, Dh / 2, 2) -> (..., L, Dh), pairs adjacent
+
+
+# Calls and attributes in other libraries' words: their tables are in _name_tables.py.
+explain_names(__name__)

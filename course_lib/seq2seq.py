@@ -30,11 +30,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from course_lib._foreign_names import (
-    explain_config,
-    explains_bad_calls,
-    explains_class,
-)
+from course_lib._name_tables import explain_names
 from course_lib._validate import (
     check_hidden,
     check_key_padding_mask,
@@ -50,9 +46,6 @@ from course_lib._validate import (
 __all__ = ["Seq2SeqConfig", "Encoder", "DecoderStep", "Decoder", "EncoderDecoder"]
 
 
-@explain_config(
-    input_len="the model reads the source length from the source; only target_len= is set"
-)
 @dataclass(frozen=True)
 class Seq2SeqConfig:
     """Sizes and decoding settings of a recurrent encoder-decoder."""
@@ -70,7 +63,6 @@ class Seq2SeqConfig:
             raise ValueError(f"teacher_forcing_prob is a probability in [0, 1], got {p!r}")
 
 
-@explains_class
 class Encoder(nn.Module):
     """A GRU that reads the source and returns every hidden state and the final one.
 
@@ -82,11 +74,6 @@ class Encoder(nn.Module):
         source ``(B, S, F)`` -> states ``(B, S, H)``, final ``(1, B, H)``.
     """
 
-    @explains_bad_calls(
-        input_size="course_lib's Encoder calls nn.GRU's input_size n_features= and its hidden_size hidden_dim=: Encoder(n_features=..., hidden_dim=...)",
-        hidden_size="course_lib's Encoder calls nn.GRU's input_size n_features= and its hidden_size hidden_dim=: Encoder(n_features=..., hidden_dim=...)",
-        batch_first="course_lib's Encoder is always batch-first: source (B, S, F), so leave batch_first out",
-    )
     def __init__(self, n_features: int, hidden_dim: int) -> None:
         super().__init__()
         self.n_features = check_positive_int(n_features, "n_features")
@@ -106,17 +93,6 @@ class Encoder(nn.Module):
         return states, final
 
 
-@explains_class(
-    init_hidden=(
-        "course_lib's decoders keep no state: pass the hidden state to each step, "
-        "decoder(x, hidden) with states, hidden = encoder(source), and keep the hidden "
-        "state the step returns"
-    ),
-    init_keys=(
-        "course_lib's decoders keep no keys: pass the encoder's states to each step, "
-        "decoder(x, hidden, memory)"
-    ),
-)
 class DecoderStep(nn.Module):
     """Base of the decoders: their sizes and the argument checks of the decoder-step
     protocol. Subclasses with attention set ``needs_memory = True``.
@@ -183,7 +159,6 @@ class DecoderStep(nn.Module):
         )
 
 
-@explains_class
 class Decoder(DecoderStep):
     """A GRU plus a linear layer, ``output``, that turns each hidden state into a point.
 
@@ -218,16 +193,6 @@ class Decoder(DecoderStep):
         return self.output(outputs), hidden, None  # (B, T, F)
 
 
-@explains_class(
-    alphas=(
-        "course_lib's models return their attention weights instead of keeping them: "
-        "predictions, weights = model(source, need_weights=True)"
-    ),
-    attention_weights=(
-        "course_lib's models return their attention weights instead of keeping them: "
-        "predictions, weights = model(source, need_weights=True)"
-    ),
-)
 class EncoderDecoder(nn.Module):
     """Encode the source, then decode ``target_len`` points one step at a time.
 
@@ -248,10 +213,6 @@ class EncoderDecoder(nn.Module):
         with ``need_weights=True`` also the attention weights ``(B, T, S)`` (or ``None``).
     """
 
-    @explains_bad_calls(
-        input_len="the library's EncoderDecoder reads the source length from the source itself: EncoderDecoder(encoder, decoder, target_len=...)",
-        missing="to build one from a Seq2SeqConfig, use EncoderDecoder.from_config(config)",
-    )
     def __init__(
         self,
         encoder: nn.Module,
@@ -302,10 +263,6 @@ class EncoderDecoder(nn.Module):
             config.teacher_forcing_prob,
         )
 
-    @explains_bad_calls(
-        teacher_forcing_ratio="course_lib sets teacher forcing on the model, not per call: EncoderDecoder(encoder, decoder, target_len, teacher_forcing_prob=0.5), or model.teacher_forcing_prob = 0.5; it applies in training mode when target is given",
-        output_attentions="course_lib says need_weights=True: predictions, weights = model(source, need_weights=True)",
-    )
     def forward(
         self,
         source: Tensor,
@@ -354,3 +311,7 @@ class EncoderDecoder(nn.Module):
         if weights[0] is None:
             return predictions, None
         return predictions, torch.cat(weights, dim=1)  # T x (B, 1, S) -> (B, T, S)
+
+
+# Calls and attributes in other libraries' words: their tables are in _name_tables.py.
+explain_names(__name__)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from course_lib._foreign_names import explains_class
+from course_lib._name_tables import explain_names
 from course_lib._validate import check_positive_int, checked
 from course_lib.attention import AdditiveAttention, Attention
 from course_lib.seq2seq import DecoderStep
@@ -28,7 +28,6 @@ from course_lib.seq2seq import DecoderStep
 __all__ = ["AttentionDecoder", "BahdanauDecoder"]
 
 
-@explains_class
 class AttentionDecoder(DecoderStep):
     """GRU decoder with attention after each step (the lecture's ``DecoderAttn``).
 
@@ -71,7 +70,6 @@ class AttentionDecoder(DecoderStep):
         return out, hidden, weights
 
 
-@explains_class
 class BahdanauDecoder(DecoderStep):
     """GRU decoder with Bahdanau attention: attend first, then step.
 
@@ -121,3 +119,7 @@ class BahdanauDecoder(DecoderStep):
             outputs.append(self.output(output))  # (B, 1, F)
             weights.append(w)
         return torch.cat(outputs, dim=1), hidden, torch.cat(weights, dim=1)  # (B, T, F), (B, T, S)
+
+
+# Calls and attributes in other libraries' words: their tables are in _name_tables.py.
+explain_names(__name__)

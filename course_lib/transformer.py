@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from torch import Tensor, nn
 
-from course_lib._foreign_names import explains_bad_calls, explains_class
+from course_lib._name_tables import explain_names
 from course_lib._validate import (
     AttentionWeights,
     check_dropout,
@@ -48,15 +48,6 @@ __all__ = [
     "DecoderCache",
 ]
 
-#: nn.TransformerEncoderLayer's (and nn.Transformer's) names, in the course's words.
-_PYTORCH_LAYER_NAMES = {
-    "norm_first": "course_lib writes add_norm='pre' (norm_first=True) or add_norm='post' (the default)",
-    "nhead": "course_lib calls it num_heads",
-    "dim_feedforward": "course_lib calls it d_ff",
-    "batch_first": "course_lib's layers are always batch-first: inputs are (B, T, D), so leave batch_first out",
-    "activation": "course_lib's layers have one feed-forward block, FeedForward (Linear, ReLU, Linear): there is no activation switch (a SwiGLU block is DecoderOnlyConfig(feed_forward='swiglu')'s)",
-}
-
 ADD_NORM = ("post", "pre", None)
 
 
@@ -69,7 +60,6 @@ def _refuse(unknown: dict, module: str, renamed: dict[str, str]) -> None:
     raise TypeError(f"{module} got an unexpected keyword argument {name!r}{fix}")
 
 
-@explains_class
 class FeedForward(nn.Module):
     """Position-wise feed-forward network: two linear layers with a ReLU between them, for
     every step on its own; ``dropout`` acts on the ``d_ff`` hidden features, as in PyTorch."""
@@ -94,9 +84,6 @@ class _Layer(nn.Module):
 
     cross_attention = False  # the decoder's middle sublayer
 
-    @explains_bad_calls(
-        **_PYTORCH_LAYER_NAMES,
-    )
     def __init__(
         self,
         d_model: int,
@@ -139,7 +126,6 @@ class _Layer(nn.Module):
                 )
 
 
-@explains_class
 class EncoderLayer(_Layer):
     """Self-attention then feed-forward, each joined to its input as ``add_norm`` says.
 
@@ -148,10 +134,6 @@ class EncoderLayer(_Layer):
         ``(B, S, D)`` and, with ``need_weights``, the weights of every head ``(B, Nh, S, S)``.
     """
 
-    @explains_bad_calls(
-        positional="masks are keyword-only: layer(x, src_mask=mask) or layer(x, src_key_padding_mask=padding)",
-        is_causal="course_lib's layers take a mask, not a flag: layer(x, src_mask=causal_mask(T)) (True = blocked)",
-    )
     def forward(
         self,
         x: Tensor,
@@ -193,7 +175,6 @@ class EncoderLayer(_Layer):
         return self.self_attn(x, x, x, **masks, average_attn_weights=False)
 
 
-@explains_class
 class DecoderLayer(_Layer):
     """Masked self-attention, cross-attention to the encoder's output, then feed-forward,
     each joined to its input as ``add_norm`` says.
@@ -207,10 +188,6 @@ class DecoderLayer(_Layer):
 
     cross_attention = True
 
-    @explains_bad_calls(
-        positional="masks are keyword-only: layer(x, memory, tgt_mask=causal_mask(T), memory_key_padding_mask=padding)",
-        tgt_is_causal="course_lib's layers take a mask, not a flag: layer(x, memory, tgt_mask=causal_mask(T)) (True = blocked)",
-    )
     def forward(
         self,
         x: Tensor,
@@ -334,10 +311,6 @@ class _Stack(nn.Module):
 
     layer_type: type[_Layer]
 
-    @explains_bad_calls(
-        **_PYTORCH_LAYER_NAMES,
-        missing="it builds its own layers from these sizes; it takes no EncoderLayer or DecoderLayer, unlike nn.TransformerEncoder(encoder_layer, num_layers)",
-    )
     def __init__(
         self,
         d_model: int,
@@ -355,7 +328,6 @@ class _Stack(nn.Module):
         self.norm = nn.LayerNorm(d_model) if add_norm == "pre" else nn.Identity()
 
 
-@explains_class
 class TransformerEncoder(_Stack):
     """``num_layers`` encoder layers.
 
@@ -366,10 +338,6 @@ class TransformerEncoder(_Stack):
 
     layer_type = EncoderLayer
 
-    @explains_bad_calls(
-        positional="masks are keyword-only: encoder(x, src_mask=mask) or encoder(x, src_key_padding_mask=padding)",
-        is_causal="course_lib's stacks take a mask, not a flag: encoder(x, mask=causal_mask(S)) (True = blocked)",
-    )
     def forward(
         self,
         x: Tensor,
@@ -395,7 +363,6 @@ class TransformerEncoder(_Stack):
         return x, (weights if need_weights else None)
 
 
-@explains_class
 class DecoderCache(NamedTuple):
     """What incremental decoding carries from step to step, per layer: the encoder memory's
     projected keys and values (fixed), and the self-attention keys and values so far."""
@@ -417,7 +384,6 @@ class DecoderCache(NamedTuple):
         )
 
 
-@explains_class
 class TransformerDecoder(_Stack):
     """``num_layers`` decoder layers.
 
@@ -433,10 +399,6 @@ class TransformerDecoder(_Stack):
 
     layer_type = DecoderLayer
 
-    @explains_bad_calls(
-        positional="masks are keyword-only: decoder(x, memory, tgt_mask=causal_mask(T), memory_key_padding_mask=padding)",
-        tgt_is_causal="course_lib's stacks take a mask, not a flag: decoder(x, memory, tgt_mask=causal_mask(T)) (True = blocked)",
-    )
     def forward(
         self,
         x: Tensor,
@@ -509,3 +471,7 @@ class TransformerDecoder(_Stack):
             x = self.norm(x)
         weights = AttentionWeights(self=self_weights, cross=cross_weights) if need_weights else None
         return x, DecoderCache(cache.memory, tuple(new_self)), weights
+
+
+# Calls and attributes in other libraries' words: their tables are in _name_tables.py.
+explain_names(__name__)

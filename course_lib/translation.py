@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from course_lib._foreign_names import explain_config, explains_bad_calls, explains_class
+from course_lib._name_tables import explain_names
 from course_lib._validate import (
     AttentionWeights,
     check_decoding_step,
@@ -47,13 +47,6 @@ from course_lib.vocab import PAD, SOS
 __all__ = ["TranslationConfig", "TranslationTransformer", "TranslationCache", "translation_loss"]
 
 
-@explain_config(
-    num_layers="the encoder-decoder has two stacks: num_encoder_layers= and num_decoder_layers= (num_layers is DecoderOnlyConfig's)",
-    src_vocab_size="course_lib calls it src_vocab: TranslationConfig(src_vocab=len(src_vocab), tgt_vocab=len(tgt_vocab), ...)",
-    tgt_vocab_size="course_lib calls it tgt_vocab: TranslationConfig(src_vocab=len(src_vocab), tgt_vocab=len(tgt_vocab), ...)",
-    nhead="course_lib calls it num_heads",
-    dim_feedforward="course_lib calls it d_ff",
-)
 @dataclass(frozen=True)
 class TranslationConfig:
     """Sizes of a :class:`TranslationTransformer`."""
@@ -87,7 +80,6 @@ class TranslationConfig:
         check_dropout(self.dropout)
 
 
-@explains_class
 class TranslationCache(NamedTuple):
     """What decoding carries from step to step: the decoder stack's cache (the memory's
     projected keys and values, the self-attention keys and values so far) and the source
@@ -106,9 +98,6 @@ class TranslationCache(NamedTuple):
         return TranslationCache(self.decoder.select(index), self.src_key_padding_mask[index])
 
 
-@explains_class(
-    generate="course_lib decodes with the functions of course_lib.decoding, not a method: greedy_decode(model, src, max_new_tokens=10), beam_search(model, src, beam_size=4), or translate(model, sentences, src_vocab, tgt_vocab) for sentences"
-)
 class TranslationTransformer(nn.Module):
     """Encoder-decoder Transformer over token ids.
 
@@ -143,10 +132,6 @@ class TranslationTransformer(nn.Module):
         if c.tie_embeddings:
             self.output.weight = self.tgt_embed.weight
 
-    @explains_bad_calls(
-        src_key_padding_mask="the model derives the source padding mask itself from the <pad> tokens (src == PAD): call transformer.encode(src), which returns memory, src_key_padding_mask, weights",
-        src_mask="the encoder attends both ways with no pattern mask; the model derives the padding mask itself from the <pad> tokens: call transformer.encode(src)",
-    )
     def encode(self, src: Tensor, *, need_weights: bool = False):
         """``(memory (B, S, D), src_key_padding_mask (B, S), encoder weights or None)``."""
         if not nested():
@@ -159,20 +144,6 @@ class TranslationTransformer(nn.Module):
             )
         return memory, src_key_padding_mask, weights
 
-    @explains_bad_calls(
-        output_attentions="course_lib says need_weights=True: logits, weights = model(src, tgt_in, need_weights=True)",
-        **dict.fromkeys(
-            (
-                "src_key_padding_mask",
-                "tgt_key_padding_mask",
-                "memory_key_padding_mask",
-                "tgt_mask",
-                "src_mask",
-            ),
-            "the model derives its masks itself: the padding masks from the <pad> tokens (PAD) "
-            "of src and tgt_in, the causal mask from the target length; call model(src, tgt_in)",
-        ),
-    )
     def forward(self, src: Tensor, tgt_in: Tensor, *, need_weights: bool = False):
         c = self.config
         if not nested():
@@ -219,9 +190,6 @@ class TranslationTransformer(nn.Module):
         return self.output(h), cache._replace(decoder=decoder_cache), weights
 
 
-@explains_bad_calls(
-    ignore_index="translation_loss always ignores <pad> (PAD) already: translation_loss(logits, tgt_out)"
-)
 def translation_loss(
     logits: Tensor, target: Tensor, label_smoothing: float = 0.0, *, reduction: str = "mean"
 ) -> Tensor:
@@ -273,3 +241,7 @@ def translation_loss(
         label_smoothing=label_smoothing,
         reduction=reduction,
     )
+
+
+# Calls and attributes in other libraries' words: their tables are in _name_tables.py.
+explain_names(__name__)
