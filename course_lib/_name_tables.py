@@ -1,4 +1,4 @@
-"""The tables of other libraries' names, one place for the fourteen teaching modules.
+"""The tables of other libraries' names, one place for the teaching modules.
 
 Students copy keywords and attributes from PyTorch, Hugging Face, D2L or the lecture's own
 classes (``is_causal=True``, ``nhead=``, ``model.alphas``); :mod:`course_lib._foreign_names`
@@ -285,6 +285,20 @@ TABLES: dict[str, dict[str, Callable]] = {
             input_len="SelfAttentionEncoderDecoder is built from one SelfAttentionConfig: SelfAttentionEncoderDecoder(SelfAttentionConfig(target_len=2, ...)), not from the lecture model's (encoder, decoder, input_len, target_len)",
             target_len="SelfAttentionEncoderDecoder is built from one SelfAttentionConfig: SelfAttentionEncoderDecoder(SelfAttentionConfig(target_len=2, ...)), not from the lecture model's (encoder, decoder, input_len, target_len)",
             positional="SelfAttentionEncoderDecoder is built from one SelfAttentionConfig: SelfAttentionEncoderDecoder(SelfAttentionConfig(target_len=2, ...)), not from the lecture model's (encoder, decoder, input_len, target_len)",
+        ),
+    },
+    "course_lib.ensemble": {
+        "UnrolledGRU": explains_class,
+        "vmappable": explains_bad_calls(),
+        "EnsembleTrainer": explains_class,
+        "EnsembleTrainer.__init__": explains_bad_calls(
+            max_grad_norm="course_lib calls it clip_grad_norm=: EnsembleTrainer(models, loss_fn, optimizer, clip_grad_norm=1.0)",
+            lr_scheduler="course_lib calls it scheduler=, a function that builds the scheduler from an optimizer: scheduler=lambda opt: OneCycleLR(opt, ...)",
+            epochs="the number of epochs goes to fit, not to the EnsembleTrainer: ensemble.fit(train_loader, val_loader, epochs=10)",
+        ),
+        "EnsembleTrainer.fit": explains_bad_calls(
+            num_epochs="course_lib calls it epochs=",
+            verbose="course_lib writes progress=False to hide the progress bar",
         ),
     },
 }

@@ -19,16 +19,14 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from course_lib._name_tables import explain_names
-from course_lib._validate import (
-    check_attention_inputs,
-    check_attn_mask,
-    check_key_padding_mask,
-    check_positive_int,
-    checked,
-    nested,
-    warn_user,
+from course_lib._attention_checks import (
+    check_additive_inputs,
+    check_attention_module_inputs,
+    check_sdpa_inputs,
+    check_sizes,
 )
+from course_lib._name_tables import explain_names
+from course_lib._validate import checked
 from course_lib.masking import masked_softmax, merge_masks
 
 __all__ = ["scaled_dot_product_attention", "AdditiveAttention", "Attention"]
@@ -57,31 +55,13 @@ def scaled_dot_product_attention(
         ``(context (..., T, Ev), weights (..., T, S))``; the weights are those before
         dropout, and a fully masked query row gives zero weights and a zero context.
     """
-    if not nested():
-        check_attention_inputs(query, key, value, attn_mask=attn_mask, dropout_p=dropout_p)
-        E = query.shape[-1]
-        if scale is not None and E > 1 and abs(scale - math.sqrt(E)) < 1e-6 * math.sqrt(E):
-            warn_user(
-                f"scale={scale:g} is sqrt(E) for E={E}: the scores are multiplied by scale, "
-                f"and the standard scaling divides by sqrt(E), scale=1 / sqrt(E) = "
-                f"{1 / math.sqrt(E):.4g} (the default, scale=None)",
-                UserWarning,
-            )
+    check_sdpa_inputs(query, key, value, attn_mask, dropout_p, scale)
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = query @ key.transpose(-2, -1) * scale  # (..., T, E) @ (..., E, S) -> (..., T, S)
     with checked():
         weights = masked_softmax(scores, attn_mask)  # (..., T, S)
     dropped = F.dropout(weights, p=dropout_p) if dropout_p > 0 else weights
     return dropped @ value, weights  # (..., T, S) @ (..., S, Ev) -> (..., T, Ev)
-
-
-def _check_masks(query: Tensor, key: Tensor, attn_mask, key_padding_mask) -> None:
-    """The single-head modules' masks, in the user's words: ``attn_mask`` ``(T, S)`` or
-    ``(B, T, S)``, ``key_padding_mask`` ``(B, S)``."""
-    B, T, S = key.shape[0], query.shape[-2], key.shape[-2]
-    forms = f"(T, S) = ({T}, {S}) or (B, T, S) = ({B}, {T}, {S})"
-    check_attn_mask(attn_mask, "attn_mask", [(T, S), ((B, 1), T, S)], forms)
-    check_key_padding_mask(key_padding_mask, "key_padding_mask", B, S)
 
 
 class AdditiveAttention(nn.Module):
@@ -104,8 +84,7 @@ class AdditiveAttention(nn.Module):
 
     def __init__(self, query_dim: int, key_dim: int, attn_dim: int) -> None:
         super().__init__()
-        for name, size in (("query_dim", query_dim), ("key_dim", key_dim), ("attn_dim", attn_dim)):
-            check_positive_int(size, name)
+        check_sizes(query_dim=query_dim, key_dim=key_dim, attn_dim=attn_dim)
         self.w_q = nn.Linear(query_dim, attn_dim, bias=False)
         self.w_k = nn.Linear(key_dim, attn_dim, bias=False)
         self.w_v = nn.Linear(attn_dim, 1, bias=False)
@@ -120,11 +99,7 @@ class AdditiveAttention(nn.Module):
         attn_mask: Tensor | None = None,
         need_weights: bool = True,
     ) -> tuple[Tensor, Tensor | None]:
-        if not nested():
-            check_attention_inputs(
-                query, key, value, query_dim=self.w_q.in_features, key_dim=self.w_k.in_features
-            )
-            _check_masks(query, key, attn_mask, key_padding_mask)
+        check_additive_inputs(self, query, key, value, attn_mask, key_padding_mask)
         # (B, T, 1, h) + (B, 1, S, h) -> (B, T, S, h): every query added to every key
         features = torch.tanh(self.w_q(query).unsqueeze(-2) + self.w_k(key).unsqueeze(-3))
         scores = self.w_v(features).squeeze(-1)  # (B, T, S, 1) -> (B, T, S)
@@ -156,9 +131,8 @@ class Attention(nn.Module):
 
     def __init__(self, proj_dim: int, input_dim: int | None = None, proj_values: bool = False):
         super().__init__()
-        check_positive_int(proj_dim, "proj_dim")
         input_dim = proj_dim if input_dim is None else input_dim
-        check_positive_int(input_dim, "input_dim")
+        check_sizes(proj_dim=proj_dim, input_dim=input_dim)
         self.proj_dim = proj_dim
         self.q_proj = nn.Linear(input_dim, proj_dim)
         self.k_proj = nn.Linear(input_dim, proj_dim)
@@ -175,21 +149,7 @@ class Attention(nn.Module):
         need_weights: bool = True,
     ) -> tuple[Tensor, Tensor | None]:
         value = key if value is None else value
-        input_dim = self.q_proj.in_features
-        for name, t in (("query", query), ("key", key)):
-            if isinstance(t, Tensor) and t.ndim >= 2 and t.shape[-1] != input_dim:
-                default = " (input_dim defaults to proj_dim)" if input_dim == self.proj_dim else ""
-                raise ValueError(
-                    f"{name} has {t.shape[-1]} features per step, but this Attention was "
-                    f"built for input_dim={input_dim}{default}: give it inputs of that width, "
-                    f"or build it as Attention({self.proj_dim}, input_dim={t.shape[-1]})"
-                )
-        value_dim = input_dim if self.v_proj is not None else None
-        if not nested():
-            check_attention_inputs(
-                query, key, value, query_dim=input_dim, key_dim=input_dim, value_dim=value_dim
-            )
-            _check_masks(query, key, attn_mask, key_padding_mask)
+        check_attention_module_inputs(self, query, key, value, attn_mask, key_padding_mask)
         if self.v_proj is not None:
             value = self.v_proj(value)  # (B, S, input_dim) -> (B, S, E)
         with checked():

@@ -39,6 +39,7 @@ from torch.func import functional_call, stack_module_state, vmap
 from tqdm.std import tqdm
 
 from course_lib._ensemble_checks import check_loaders, check_members, check_stackable
+from course_lib._name_tables import explain_names
 from course_lib.train import Trainer, _to, clock
 
 __all__ = ["UnrolledGRU", "vmappable", "EnsembleTrainer"]
@@ -255,3 +256,7 @@ class EnsembleTrainer:
             trainer.optimizer.load_state_dict(member)
             if self.scheduler is not None:
                 trainer.scheduler.load_state_dict(self.scheduler.state_dict())
+
+
+# Calls and attributes in other libraries' words: their tables are in _name_tables.py.
+explain_names(__name__)

@@ -31,15 +31,16 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from course_lib._name_tables import explain_names
-from course_lib._validate import (
-    MaskWarning,
-    check_mask,
-    check_positive_int,
-    nested,
-    shape_str,
-    warn_user,
+from course_lib._attention_checks import (
+    check_causal_mask_args,
+    check_combinable_masks,
+    check_merge_masks_args,
+    check_padding_mask_args,
+    check_sliding_window_args,
+    check_softmax_inputs,
 )
+from course_lib._name_tables import explain_names
+from course_lib._validate import MaskWarning
 
 __all__ = [
     "MaskWarning",
@@ -52,32 +53,13 @@ __all__ = [
 
 
 def _lengths_mask(valid_lens: Tensor, scores: Tensor) -> Tensor:
-    """Boolean mask (True = blocked) from the number of keys each row may use."""
-    S = scores.shape[-1]
+    """Boolean mask (True = blocked) from the number of keys each row may use (checked by
+    :func:`masked_softmax`: one length per sequence or per query, each in ``[0, S]``)."""
     lens = torch.as_tensor(valid_lens, device=scores.device)
-    if torch.is_floating_point(lens) or lens.dtype == torch.bool:
-        raise TypeError(f"valid_lens must hold integers, got {lens.dtype}")
-    if lens.numel() and (lens.min() < 0 or lens.max() > S):
-        raise ValueError(
-            f"valid_lens holds how many keys each row may use: non-negative and at most "
-            f"S={S}, got {lens.tolist()}"
-        )
-    batch = tuple(scores.shape[: lens.ndim])
-    if lens.ndim in (scores.ndim - 2, scores.ndim - 1) and tuple(lens.shape) != batch:
-        raise ValueError(
-            f"valid_lens of shape {shape_str(lens)} does not fit scores {shape_str(scores)}: "
-            f"one length per sequence (B,) = ({batch[0]},) or per query (B, T); lengths of "
-            "another batch?"
-        )
-    positions = torch.arange(S, device=scores.device)  # (S,)
+    positions = torch.arange(scores.shape[-1], device=scores.device)  # (S,)
     if lens.ndim == scores.ndim - 2:  # one length per sequence: (B,) for (B, T, S)
         return (positions >= lens[..., None])[..., None, :]  # (..., 1, S)
-    if lens.ndim == scores.ndim - 1:  # one length per query: (B, T)
-        return positions >= lens[..., None]  # (..., T, S)
-    raise ValueError(
-        f"valid_lens of shape {shape_str(lens)} does not fit scores {shape_str(scores)}: "
-        "use (B,) or (B, T)"
-    )
+    return positions >= lens[..., None]  # one length per query, (B, T): (..., T, S)
 
 
 def masked_softmax(
@@ -98,41 +80,13 @@ def masked_softmax(
     Returns:
         weights of the same shape as ``scores``; every row sums to 1 or is all zeros.
     """
-    if not isinstance(scores, Tensor) or scores.ndim < 1:
-        got = shape_str(scores) if isinstance(scores, Tensor) else type(scores).__name__
-        raise TypeError(f"scores must be a tensor (..., T, S), got {got}")
-    if not torch.is_floating_point(scores):
-        swapped = (
-            " It looks like a mask: the order is masked_softmax(scores, mask)."
-            if scores.dtype == torch.bool
-            else ""
-        )
-        raise TypeError(
-            f"scores is {scores.dtype}, but a softmax needs floating-point scores: "
-            f"convert them with scores.float().{swapped}"
-        )
-    if mask is not None and valid_lens is not None:
-        raise ValueError("give either mask or valid_lens, not both")
+    check_softmax_inputs(scores, mask, valid_lens)
     if valid_lens is not None:
-        if scores.ndim < 2:
-            raise ValueError(
-                f"scores must be (..., T, S) to use valid_lens, got {shape_str(scores)}"
-            )
-        mask = _lengths_mask(valid_lens, scores)
-    if mask is not None:
-        lengths_like = isinstance(mask, Tensor) and not mask.is_floating_point()
-        if lengths_like and mask.dtype != torch.bool and mask.ndim == scores.ndim - 2:
-            raise TypeError(
-                f"mask of shape {shape_str(mask)} holds {mask.dtype} values, one per "
-                "sequence: lengths, not a mask. Pass them as valid_lens=, "
-                "masked_softmax(scores, valid_lens=lengths)"
-            )
-        if not nested():
-            check_mask(mask, scores.shape)
-        if mask.dtype == torch.bool:
-            scores = scores.masked_fill(mask, float("-inf"))  # a new tensor: input untouched
-        else:
-            scores = scores + mask
+        mask = _lengths_mask(valid_lens, scores)  # (..., 1, S) or (..., T, S)
+    if mask is not None and mask.dtype == torch.bool:
+        scores = scores.masked_fill(mask, float("-inf"))  # a new tensor: input untouched
+    elif mask is not None:
+        scores = scores + mask
     empty = torch.isneginf(scores).all(dim=-1, keepdim=True)  # rows with nothing allowed
     weights = torch.softmax(scores.masked_fill(empty, 0.0), dim=-1)
     return weights.masked_fill(empty, 0.0)
@@ -148,68 +102,18 @@ def padding_mask(x: Tensor, pad_id: int | None = None, total_length: int | None 
       lengths; ``S``, the padded length, defaults to the longest (the name is
       ``pad_packed_sequence``'s).
     """
-    if not isinstance(x, Tensor):
-        raise TypeError(
-            f"padding_mask takes a tensor of token ids (B, S) or of lengths (B,), got "
-            f"{type(x).__name__}: padding_mask(torch.tensor(lengths), total_length=S)"
-        )
-    if pad_id is not None and total_length is not None:
-        raise ValueError(
-            "give pad_id (tokens (B, S) -> their mask) or total_length (lengths (B,) -> a "
-            "mask of that many columns), not both: padding_mask(tokens, pad_id=PAD) or "
-            "padding_mask(lengths, total_length=S)"
-        )
-    if isinstance(x, Tensor) and x.dtype == torch.bool:
-        raise TypeError(
-            f"padding_mask takes token ids (with pad_id=) or lengths (with total_length=), got "
-            f"a bool tensor {shape_str(x)}: that is already a mask. Pass it on as "
-            f"key_padding_mask (True = blocked), or build it from the tokens: "
-            f"padding_mask(tokens, pad_id=PAD)"
-        )
+    check_padding_mask_args(x, pad_id, total_length)
     if pad_id is not None:
-        if isinstance(pad_id, bool) or not isinstance(pad_id, int):
-            raise TypeError(
-                f"pad_id must be the integer id of <pad> (course_lib.vocab.PAD = 0), got "
-                f"{pad_id!r}: pass pad_id=PAD (from course_lib.vocab import PAD)"
-            )
-        if x.ndim != 2:
-            hint = (
-                ": these look like lengths (B,); for lengths use "
-                "padding_mask(lengths, total_length=S) instead of pad_id"
-                if x.ndim == 1
-                else ""
-            )
-            raise ValueError(
-                f"tokens must be (B, S) to build a padding mask, got {shape_str(x)}{hint}"
-            )
-        return x == pad_id
-    if x.ndim != 1:
-        raise ValueError(f"lengths must be (B,), got {shape_str(x)}; for token ids pass pad_id=...")
-    if torch.is_floating_point(x):
-        raise TypeError("lengths must be integers")
+        return x == pad_id  # tokens (B, S) -> (B, S)
     longest = int(x.max()) if len(x) else 0
     total_length = longest if total_length is None else total_length
-    if (x < 0).any() or longest > total_length:
-        raise ValueError(f"lengths must lie in [0, total_length={total_length}], got {x.tolist()}")
     return torch.arange(total_length, device=x.device) >= x[:, None]  # (B, S)
 
 
 def causal_mask(size: int, device: torch.device | str | None = None) -> Tensor:
     """``(T, T)`` mask, True above the diagonal: query ``t`` may not see keys after ``t``."""
-    check_positive_int(size, "size")
-    _check_device(device, f"causal_mask({size})")
+    check_causal_mask_args(size, device)
     return torch.ones(size, size, dtype=torch.bool, device=device).triu(diagonal=1)
-
-
-def _check_device(device: object, call: str) -> None:
-    """An integer device is a second size, as in ``torch.ones(T, T)``: say the mask is
-    square and how to name a device."""
-    if isinstance(device, int):
-        raise TypeError(
-            f"device={device!r}: the mask is square, (size, size), so it takes one size, "
-            f"{call}; the argument after it is the device, by name, e.g. device='cpu' or "
-            f"device=f'cuda:{{index}}'"
-        )
 
 
 def sliding_window_mask(size: int, window: int, device: torch.device | str | None = None) -> Tensor:
@@ -221,16 +125,7 @@ def sliding_window_mask(size: int, window: int, device: torch.device | str | Non
         MaskWarning: a ``window`` longer than ``size``: the mask is :func:`causal_mask`'s
             (the two arguments swapped?).
     """
-    check_positive_int(size, "size")
-    check_positive_int(window, "window")
-    _check_device(device, f"sliding_window_mask({size}, {window})")
-    if window > size:
-        warn_user(
-            f"sliding_window_mask({size}, {window}): the window, {window} keys, is longer "
-            f"than the sequence, size={size}, so the mask blocks nothing a causal_mask({size}) "
-            f"would not. The order is sliding_window_mask(size, window): for a window of "
-            f"{size} over {window} positions, sliding_window_mask({window}, {size})"
-        )
+    check_sliding_window_args(size, window, device)
     future = torch.ones(size, size, dtype=torch.bool, device=device).triu(diagonal=1)
     past = torch.ones(size, size, dtype=torch.bool, device=device).tril(diagonal=-window)
     return future | past  # (T, T), True = blocked
@@ -250,20 +145,9 @@ def combine_masks(a: Tensor | None, b: Tensor | None) -> Tensor | None:
     Two booleans give a boolean (True = blocked); otherwise a float mask (of the float
     masks' promoted dtype) to add to the scores. Shapes must broadcast together.
     """
-    for name, m in (("first mask", a), ("second mask", b)):
-        if m is not None and m.dtype != torch.bool and not torch.is_floating_point(m):
-            raise TypeError(
-                f"the {name} is {m.dtype}: masks are boolean (True = blocked) or float "
-                "(added to the scores); for 0/1 masks use mask.bool()"
-            )
+    check_combinable_masks(a, b)
     if a is None or b is None:
         return b if a is None else a
-    try:
-        torch.broadcast_shapes(a.shape, b.shape)
-    except RuntimeError as err:
-        raise ValueError(
-            f"masks of shapes {shape_str(a)} and {shape_str(b)} do not broadcast together"
-        ) from err
     if a.dtype == torch.bool and b.dtype == torch.bool:
         return a | b
     floats = [m.dtype for m in (a, b) if m.dtype != torch.bool]
@@ -275,16 +159,9 @@ def merge_masks(attn_mask: Tensor | None, key_padding_mask: Tensor | None) -> Te
     """One mask from an ``attn_mask`` ``(T, S)``/``(B, T, S)`` and a ``key_padding_mask``
     ``(B, S)``, broadcastable to ``(B, T, S)``. Booleans stay boolean (True = blocked);
     if either is float, the result is a float mask to add to the scores."""
+    check_merge_masks_args(attn_mask, key_padding_mask)
     if key_padding_mask is None:
         return combine_masks(attn_mask, None)
-    if key_padding_mask.ndim != 2:
-        raise ValueError(f"key_padding_mask must be (B, S), got {shape_str(key_padding_mask)}")
-    if isinstance(attn_mask, Tensor) and attn_mask.shape[-1] != key_padding_mask.shape[-1]:
-        raise ValueError(
-            f"key_padding_mask covers {key_padding_mask.shape[-1]} keys but attn_mask "
-            f"{attn_mask.shape[-1]} (its last axis): both masks describe the same keys S; "
-            f"attn_mask {shape_str(attn_mask)}, key_padding_mask {shape_str(key_padding_mask)}"
-        )
     kpm = key_padding_mask[:, None, :]  # (B, S) -> (B, 1, S): the same for every query
     return combine_masks(attn_mask, kpm)
 

@@ -28,19 +28,17 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from course_lib._name_tables import explain_names
-from course_lib._validate import (
-    check_attn_mask,
-    check_dropout,
-    check_floating,
-    check_key_padding_mask,
-    check_positive_int,
-    check_type,
-    check_width,
-    checked,
-    nested,
-    shape_str,
+from course_lib._attention_checks import (
+    check_attend,
+    check_heads_mask,
+    check_mha_forward,
+    check_mha_masks,
+    check_mha_sizes,
+    check_project_kv,
+    check_self_attention_step,
 )
+from course_lib._name_tables import explain_names
+from course_lib._validate import checked
 from course_lib.attention import scaled_dot_product_attention
 from course_lib.masking import combine_masks
 from course_lib.rotary import apply_rotary
@@ -102,28 +100,8 @@ class MultiHeadAttention(nn.Module):
         rotary: bool = False,
     ):
         super().__init__()
-        check_positive_int(d_model, "d_model")
-        check_positive_int(num_heads, "num_heads")
         num_kv_heads = num_heads if num_kv_heads is None else num_kv_heads
-        check_positive_int(num_kv_heads, "num_kv_heads")
-        if num_heads % num_kv_heads != 0:
-            raise ValueError(
-                f"num_kv_heads={num_kv_heads} must divide num_heads={num_heads}: each key/value "
-                "head serves a group of num_heads / num_kv_heads query heads"
-            )
-        if d_model % num_heads != 0:
-            swapped = (
-                f" Swapped? The order is MultiHeadAttention(d_model, num_heads): "
-                f"MultiHeadAttention({num_heads}, {d_model})."
-                if num_heads % d_model == 0
-                else ""
-            )
-            raise ValueError(
-                f"d_model={d_model} must be divisible by num_heads={num_heads}: each head gets "
-                f"d_model / num_heads features. Try num_heads in "
-                f"{[n for n in range(1, d_model + 1) if d_model % n == 0]}.{swapped}"
-            )
-        check_dropout(dropout)
+        check_mha_sizes(d_model, num_heads, num_kv_heads, dropout)
         self.d_model, self.num_heads, self.num_kv_heads = d_model, num_heads, num_kv_heads
         self.head_dim = d_model // num_heads
         self.dropout = dropout
@@ -144,33 +122,6 @@ class MultiHeadAttention(nn.Module):
 
     # -- checks and reshapes ----------------------------------------------------------------
 
-    def _check_inputs(
-        self, cache: KeyValue | None = None, cache_name: str = "cache", **tensors: Tensor
-    ) -> None:
-        """The checks of the four entry points: floating-point ``(B, length, D)`` tensors of
-        one batch size ``B`` (the ``cache``'s too), and one value per key."""
-        check_floating(**tensors)
-        weight = self.q_proj.weight
-        for name, t in tensors.items():
-            check_width(t, self.d_model, name, label="d_model")
-            if t.dtype != weight.dtype:
-                raise TypeError(
-                    f"{name} is {t.dtype} but the module's weights are {weight.dtype}: convert "
-                    f"the input with {name}.to({weight.dtype}), or the module with "
-                    f".to({t.dtype})"
-                )
-        shapes = ", ".join(f"{name} {shape_str(t)}" for name, t in tensors.items())
-        B = next(iter(tensors.values())).shape[0]
-        if any(t.shape[0] != B for t in tensors.values()):
-            raise ValueError(f"{', '.join(tensors)} must share the batch size: {shapes}")
-        if "value" in tensors and tensors["value"].shape[1] != tensors["key"].shape[1]:
-            raise ValueError(f"key and value must have the same length S: {shapes}")
-        if cache is not None and cache.key.shape[0] != B:
-            raise ValueError(
-                f"{cache_name} holds {cache.key.shape[0]} sequences but {shapes}: use the "
-                "keys and values of the same batch (or select its rows with .select(index))"
-            )
-
     def check_masks(
         self,
         batch: int,
@@ -185,22 +136,7 @@ class MultiHeadAttention(nn.Module):
         """The masks ``forward`` accepts for ``batch`` sequences of ``queries`` queries and
         ``keys`` keys, checked under the user's ``names`` for them (a layer's ``tgt_mask``
         is this module's ``attn_mask``); ``values=False`` skips the scans of their values."""
-        B, T, S, Nh = batch, queries, keys, self.num_heads
-        forms = (
-            f"(T, S) = ({T}, {S}), (B * num_heads, T, S) = ({B * Nh}, {T}, {S}) or "
-            f"(B, num_heads, T, S) = ({B}, {Nh}, {T}, {S}) (1 broadcasts in the first two)"
-        )
-        patterns = [(T, S), (B * Nh, T, S), ((B, 1), (Nh, 1), T, S)]
-        mask = attn_mask
-        if isinstance(mask, Tensor) and mask.ndim == 3 and tuple(mask.shape) == (B, T, S):
-            if Nh > 1:
-                raise ValueError(
-                    f"{names[0]} of shape {shape_str(mask)} is one mask per sequence, but a "
-                    "3-D mask must be (B * num_heads, T, S), as in nn.MultiheadAttention: pass "
-                    f"{names[0]}[:, None] ({B}, 1, {T}, {S}), the same for every head"
-                )
-        check_attn_mask(attn_mask, names[0], patterns, forms, values=values)
-        check_key_padding_mask(key_padding_mask, names[1], B, S, values=values)
+        check_mha_masks(self, batch, queries, keys, attn_mask, key_padding_mask, names, values)
 
     def _split(self, x: Tensor, heads: int | None = None) -> Tensor:
         B, L, _ = x.shape
@@ -209,31 +145,14 @@ class MultiHeadAttention(nn.Module):
 
     def _heads_mask(self, attn_mask, key_padding_mask, B: int, T: int, S: int):
         """Bring both masks to shapes that broadcast against the scores ``(B, Nh, T, S)``."""
-        Nh = self.num_heads
-        if attn_mask is not None:
-            if attn_mask.ndim == 2:
-                attn_mask = attn_mask[None, None]  # (T, S) -> (1, 1, T, S)
-            elif attn_mask.ndim == 3:
-                if attn_mask.shape[0] != B * Nh:
-                    raise ValueError(
-                        f"a 3-D attn_mask must be (B * num_heads, T, S) = ({B * Nh}, {T}, {S}) "
-                        f"as in nn.MultiheadAttention, got {shape_str(attn_mask)}"
-                    )
-                attn_mask = attn_mask.view(B, Nh, *attn_mask.shape[1:])  # -> (B, Nh, T, S)
-            if attn_mask.ndim != 4 or attn_mask.shape[-2:] != (T, S):
-                raise ValueError(
-                    f"attn_mask must be (T, S) = ({T}, {S}), (B * Nh, T, S) or (B, Nh, T, S), "
-                    f"got {shape_str(attn_mask)}"
-                )
+        check_heads_mask(attn_mask, key_padding_mask, B, self.num_heads, T, S)
+        if attn_mask is not None and attn_mask.ndim == 2:
+            attn_mask = attn_mask[None, None]  # (T, S) -> (1, 1, T, S)
+        elif attn_mask is not None and attn_mask.ndim == 3:  # (B * Nh, T, S) -> (B, Nh, T, S)
+            attn_mask = attn_mask.view(B, self.num_heads, *attn_mask.shape[1:])
         if key_padding_mask is not None:
-            if tuple(key_padding_mask.shape) != (B, S):
-                raise ValueError(
-                    f"key_padding_mask must be (B, S) = ({B}, {S}), got "
-                    f"{shape_str(key_padding_mask)}"
-                )
-            kpm = key_padding_mask[:, None, None, :]  # (B, S) -> (B, 1, 1, S)
-            return combine_masks(attn_mask, kpm)
-        return combine_masks(attn_mask, None)
+            key_padding_mask = key_padding_mask[:, None, None, :]  # (B, S) -> (B, 1, 1, S)
+        return combine_masks(attn_mask, key_padding_mask)
 
     def _attend(
         self,
@@ -276,21 +195,7 @@ class MultiHeadAttention(nn.Module):
         average_attn_weights: bool = True,
         positions: Tensor | None = None,
     ) -> tuple[Tensor, Tensor | None]:
-        if not nested():
-            self._check_inputs(query=query, key=key, value=value)
-            B, T, S = query.shape[0], query.shape[1], key.shape[1]
-            self.check_masks(B, T, S, attn_mask=attn_mask, key_padding_mask=key_padding_mask)
-        if positions is not None and not self.rotary:
-            raise ValueError(
-                "positions= is only read by rotary embedding, and this module was built "
-                "without it: build it with MultiHeadAttention(..., rotary=True), or drop "
-                "positions= (add positional encodings to the inputs instead)"
-            )
-        if self.rotary and not (query is key and key is value):
-            raise ValueError(
-                "rotary embedding rotates a sequence's queries and keys by their positions in "
-                "that sequence: call it for self-attention, mha(x, x, x)"
-            )
+        check_mha_forward(self, query, key, value, attn_mask, key_padding_mask, positions)
         with checked():
             if query is key and key is value:
                 q, kv = self._project_self(query, positions)
@@ -320,8 +225,7 @@ class MultiHeadAttention(nn.Module):
 
     def project_kv(self, key: Tensor, value: Tensor) -> KeyValue:
         """Keys and values projected and split into heads once, for many later queries."""
-        if not nested():
-            self._check_inputs(key=key, value=value)
+        check_project_kv(self, key, value)
         Nkv = self.num_kv_heads
         return KeyValue(self._split(self.k_proj(key), Nkv), self._split(self.v_proj(value), Nkv))
 
@@ -336,11 +240,7 @@ class MultiHeadAttention(nn.Module):
         average_attn_weights: bool = True,
     ) -> tuple[Tensor, Tensor | None]:
         """Like ``forward``, with keys and values from :meth:`project_kv`."""
-        if not nested():
-            check_type(kv, "kv", KeyValue, "the KeyValue of project_kv(key, value)")
-            self._check_inputs(kv, "kv", query=query)
-            B, T, S = query.shape[0], query.shape[1], kv.key.shape[2]
-            self.check_masks(B, T, S, attn_mask=attn_mask, key_padding_mask=key_padding_mask)
+        check_attend(self, query, kv, attn_mask, key_padding_mask, KeyValue)
         with checked():
             return self._attend(
                 self._split(self.q_proj(query)),
@@ -368,17 +268,8 @@ class MultiHeadAttention(nn.Module):
         and values appended)``. ``key_padding_mask`` ``(B, past + t)`` covers the cached
         positions and the new ones; ``positions`` ``(B, t)`` are the new rows' positions for
         rotary embedding (default: ``past ... past + t - 1``)."""
-        past = 0 if cache is None else cache.key.shape[2]
-        if not nested():  # shapes only: a step runs once per decoded token
-            if isinstance(x, Tensor) and x.ndim == 2 and x.shape[-1] == self.d_model:
-                raise ValueError(
-                    f"x must be (B, t, d_model) with a time axis, got {shape_str(x)}: for the "
-                    "newest position keep the axis, x[:, -1:] rather than x[:, -1]"
-                )
-            self._check_inputs(cache, x=x)
-            B, t = x.shape[0], x.shape[1]
-            self.check_masks(B, t, past + t, key_padding_mask=key_padding_mask, values=False)
-        t = x.shape[1]
+        check_self_attention_step(self, x, cache, key_padding_mask)  # shapes only
+        past, t = 0 if cache is None else cache.key.shape[2], x.shape[1]
         # new query i (position past + i) may see keys 0 .. past + i: (t, past + t), True above
         mask = torch.ones(t, past + t, dtype=torch.bool, device=x.device).triu(past + 1)
         mask = mask if causal and t > 1 else None

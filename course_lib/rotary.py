@@ -24,13 +24,7 @@ import torch
 from torch import Tensor
 
 from course_lib._name_tables import explain_names
-from course_lib._validate import (
-    check_non_negative_int,
-    check_positive_int,
-    check_type,
-    shape_str,
-)
-from course_lib.positional import _check_base
+from course_lib._positional_checks import check_rotary_angles_args, check_rotary_input
 
 __all__ = ["rotary_angles", "apply_rotary"]
 
@@ -50,12 +44,7 @@ def rotary_angles(
         ValueError: sizes that are not positive integers, an odd ``head_dim``, a negative
             ``start``, a ``base`` that is not a number above 1.
     """
-    check_positive_int(num_positions, "num_positions")
-    check_positive_int(head_dim, "head_dim")
-    check_non_negative_int(start, "start")
-    _check_base(base)
-    if head_dim % 2:
-        raise ValueError(f"head_dim={head_dim} must be even: rotary embedding rotates pairs")
+    check_rotary_angles_args(num_positions, head_dim, start, base)
     position = torch.arange(start, start + num_positions, dtype=dtype)  # (L,)
     pairs = torch.arange(0, head_dim, 2, dtype=dtype)  # 2i for i = 0 .. Dh / 2 - 1
     speed = torch.exp(pairs * (-math.log(base) / head_dim))  # (Dh / 2,)
@@ -91,35 +80,13 @@ def apply_rotary(
     Dh)`` (as some code keeps them) must be transposed to ``(B, Nh, L, Dh)`` first, or
     their heads are rotated as if they were positions.
     """
-    fix = "Convert it: torch.as_tensor(x, dtype=torch.float32)."
-    check_type(x, "x", Tensor, "a tensor (..., L, Dh) of queries or keys", fix)
-    if x.ndim < 2:
-        raise ValueError(f"x must be (..., L, Dh), got {shape_str(x)}")
-    if not torch.is_floating_point(x):
-        raise TypeError(f"x must be floating point (queries or keys), got {x.dtype}")
-    if x.shape[-1] % 2:
-        raise ValueError(
-            f"x's last dimension Dh={x.shape[-1]} must be even: rotary embedding rotates "
-            f"pairs of features, and x is {shape_str(x)}"
-        )
-    if positions is not None:
-        check_type(positions, "positions", Tensor, "a (B, L) tensor of positions")
-        if start != 0:
-            raise ValueError(
-                f"give start or positions, not both (got start={start!r}): positions already "
-                "holds every row's positions"
-            )
+    check_rotary_input(x, start, positions)
     # angles, cos, sin and the rotation in at least float32 (as Meta's and Hugging Face's
     # reference code): in bfloat16 the angle of position 100 would be off by up to 0.25 rad
     wide = torch.promote_types(x.dtype, torch.float32)
     if positions is None:
         angles = rotary_angles(x.shape[-2], x.shape[-1], start=start, base=base, dtype=wide)
     else:
-        if x.ndim != 4 or tuple(positions.shape) != (x.shape[0], x.shape[2]):
-            raise ValueError(
-                f"positions must be (B, L) for x (B, Nh, L, Dh) = {shape_str(x)}, got "
-                f"{shape_str(positions)}"
-            )
         speeds = rotary_angles(1, x.shape[-1], start=1, base=base, dtype=wide)[0]  # (Dh / 2,)
         # (B, L) -> (B, 1, L, 1) * (Dh / 2,) -> (B, 1, L, Dh / 2): one angle per row and pair
         angles = positions.to(wide)[:, None, :, None] * speeds.to(positions.device)

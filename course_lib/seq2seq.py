@@ -30,18 +30,18 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from course_lib._attention_checks import check_sizes
 from course_lib._name_tables import explain_names
-from course_lib._validate import (
-    check_hidden,
-    check_key_padding_mask,
-    check_positive_int,
-    check_sequence,
-    check_type,
-    checked,
-    nested,
-    shape_str,
-    type_name,
+from course_lib._seq2seq_checks import (
+    check_config_type,
+    check_decoder_result,
+    check_decoder_step,
+    check_encoder_decoder,
+    check_encoder_decoder_inputs,
+    check_encoder_source,
+    check_seq2seq_config,
 )
+from course_lib._validate import checked
 
 __all__ = ["Seq2SeqConfig", "Encoder", "DecoderStep", "Decoder", "EncoderDecoder"]
 
@@ -56,11 +56,7 @@ class Seq2SeqConfig:
     teacher_forcing_prob: float = 0.5
 
     def __post_init__(self) -> None:
-        for name in ("n_features", "hidden_dim", "target_len"):
-            check_positive_int(getattr(self, name), name)
-        p = self.teacher_forcing_prob
-        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
-            raise ValueError(f"teacher_forcing_prob is a probability in [0, 1], got {p!r}")
+        check_seq2seq_config(self)
 
 
 class Encoder(nn.Module):
@@ -76,19 +72,11 @@ class Encoder(nn.Module):
 
     def __init__(self, n_features: int, hidden_dim: int) -> None:
         super().__init__()
-        self.n_features = check_positive_int(n_features, "n_features")
-        self.hidden_dim = check_positive_int(hidden_dim, "hidden_dim")
+        self.n_features, self.hidden_dim = check_sizes(n_features=n_features, hidden_dim=hidden_dim)
         self.gru = nn.GRU(n_features, hidden_dim, batch_first=True)
 
     def forward(self, source: Tensor) -> tuple[Tensor, Tensor]:
-        check_sequence(source, "source", self.n_features)
-        weight = self.gru.weight_ih_l0
-        if source.dtype != weight.dtype:
-            raise TypeError(
-                f"source is {source.dtype} but the encoder's weights are {weight.dtype}: "
-                f"convert the data with source.to({weight.dtype}) (or the model with "
-                f"encoder.to({source.dtype}))"
-            )
+        check_encoder_source(self, source)
         states, final = self.gru(source)  # (B, S, H), (1, B, H)
         return states, final
 
@@ -106,8 +94,7 @@ class DecoderStep(nn.Module):
 
     def __init__(self, n_features: int, hidden_dim: int) -> None:
         super().__init__()
-        self.n_features = check_positive_int(n_features, "n_features")
-        self.hidden_dim = check_positive_int(hidden_dim, "hidden_dim")
+        self.n_features, self.hidden_dim = check_sizes(n_features=n_features, hidden_dim=hidden_dim)
 
     def check_step(
         self,
@@ -118,45 +105,7 @@ class DecoderStep(nn.Module):
     ) -> None:
         """The shapes of a decoder step's arguments (cheap: checked at every step) and,
         outside a library call that checked them already, the padding mask's values."""
-        check_sequence(x, "decoder input x", self.n_features)
-        check_hidden(hidden, x.shape[0], self.hidden_dim)
-        if not self.needs_memory:
-            return
-        if memory is None:
-            raise ValueError(
-                "an attention decoder needs the encoder states: call decoder(x, hidden, "
-                "memory) with memory = encoder(source)[0]"
-            )
-        B = x.shape[0]
-        if not isinstance(memory, Tensor) or memory.ndim != 3:
-            got = shape_str(memory) if isinstance(memory, Tensor) else type(memory).__name__
-            raise ValueError(
-                f"memory must be the encoder states (B, S, H) = ({B}, S, {self.hidden_dim}), "
-                f"got {got}: pass encoder(source)[0]"
-            )
-        if memory.shape[0] == 1 and memory.shape[1] == B and B > 1:
-            raise ValueError(
-                f"memory {shape_str(memory)} looks like the encoder's final state (1, B, H): "
-                "memory is every encoder state (B, S, H), the first thing the encoder "
-                "returns: memory, hidden = encoder(source)"
-            )
-        if memory.shape[0] != B:
-            raise ValueError(
-                f"memory holds {memory.shape[0]} sequences but x {B}: decode the batch that "
-                "was encoded (the same rows, in the same order)"
-            )
-        if memory.shape[-1] != self.hidden_dim:
-            raise ValueError(
-                f"memory must be the encoder states (B, S, H) = ({B}, S, {self.hidden_dim}), "
-                f"got {shape_str(memory)}: encoder and decoder need the same hidden_dim"
-            )
-        check_key_padding_mask(
-            memory_key_padding_mask,
-            "memory_key_padding_mask",
-            B,
-            memory.shape[1],
-            values=not nested(),
-        )
+        check_decoder_step(self, x, hidden, memory, memory_key_padding_mask)
 
 
 class Decoder(DecoderStep):
@@ -221,26 +170,7 @@ class EncoderDecoder(nn.Module):
         teacher_forcing_prob: float = 0.5,
     ) -> None:
         super().__init__()
-        check_positive_int(target_len, "target_len")
-        if not 0.0 <= teacher_forcing_prob <= 1.0:
-            raise ValueError(f"teacher_forcing_prob is a probability, got {teacher_forcing_prob}")
-        for name, part in (("encoder", encoder), ("decoder", decoder)):
-            if not isinstance(part, nn.Module):
-                fix = f"build one: {part.__name__}(...)" if isinstance(part, type) else ""
-                check_type(part, name, nn.Module, "a module (an instance)", fix)
-        if isinstance(encoder, DecoderStep) or isinstance(decoder, Encoder):
-            raise TypeError(
-                f"EncoderDecoder got a {type(encoder).__name__} as its encoder and a "
-                f"{type(decoder).__name__} as its decoder: swapped? Call "
-                "EncoderDecoder(encoder, decoder, target_len)"
-            )
-        sizes = [getattr(part, "hidden_dim", None) for part in (encoder, decoder)]
-        if None not in sizes and sizes[0] != sizes[1]:
-            raise ValueError(
-                f"the encoder's hidden_dim={sizes[0]} differs from the decoder's "
-                f"hidden_dim={sizes[1]}: the decoder starts from the encoder's state, so "
-                "build both with the same hidden_dim"
-            )
+        check_encoder_decoder(encoder, decoder, target_len, teacher_forcing_prob)
         self.encoder = encoder
         self.decoder = decoder
         self.target_len = target_len
@@ -249,13 +179,7 @@ class EncoderDecoder(nn.Module):
     @classmethod
     def from_config(cls, config: Seq2SeqConfig) -> EncoderDecoder:
         """The plain GRU encoder-decoder of Chapter 1, built from a config."""
-        check_type(
-            config,
-            "config",
-            Seq2SeqConfig,
-            "a Seq2SeqConfig",
-            "Build it with Seq2SeqConfig(n_features=..., hidden_dim=..., target_len=...).",
-        )
+        check_config_type(config, Seq2SeqConfig)
         return cls(
             Encoder(config.n_features, config.hidden_dim),
             Decoder(config.n_features, config.hidden_dim),
@@ -271,36 +195,13 @@ class EncoderDecoder(nn.Module):
         src_key_padding_mask: Tensor | None = None,
         need_weights: bool = False,
     ) -> Tensor | tuple[Tensor, Tensor | None]:
-        check_sequence(source, "source")
+        check_encoder_decoder_inputs(self, source, target, src_key_padding_mask)
         use_target = self.training and target is not None
-        if use_target:
-            check_sequence(target, "target", source.shape[-1], of="source")
-            expected = (source.shape[0], self.target_len, source.shape[-1])
-            if tuple(target.shape) != expected:
-                raise ValueError(
-                    f"target must have shape (B, T, F) = {expected} to match the source and "
-                    f"target_len={self.target_len}, got {shape_str(target)}"
-                )
-        B, S = source.shape[:2]
-        check_key_padding_mask(src_key_padding_mask, "src_key_padding_mask", B, S)
         memory, hidden = self.encoder(source)  # (B, S, H), (1, B, H)
         x = source[:, -1:]  # (B, 1, F): the last known point starts the decoding
         outputs, weights = [], []
         for t in range(self.target_len):
-            with checked():  # the mask's values were checked above, once
-                result = self.decoder(
-                    x, hidden, memory, memory_key_padding_mask=src_key_padding_mask
-                )
-            if not (isinstance(result, tuple) and len(result) == 3):
-                got = (
-                    f"a tuple of {len(result)}" if isinstance(result, tuple) else type_name(result)
-                )
-                raise TypeError(
-                    f"the decoder must return (out, hidden, weights) -- weights None without "
-                    f"attention -- as the library's decoders do; {type(self.decoder).__name__} "
-                    f"returned {got}: end its forward with return out, hidden, None"
-                )
-            out, hidden, w = result
+            out, hidden, w = self._step(x, hidden, memory, src_key_padding_mask)
             outputs.append(out)  # (B, 1, F)
             weights.append(w)  # (B, 1, S) or None
             teacher_forced = use_target and bool(torch.rand(()) < self.teacher_forcing_prob)
@@ -311,6 +212,12 @@ class EncoderDecoder(nn.Module):
         if weights[0] is None:
             return predictions, None
         return predictions, torch.cat(weights, dim=1)  # T x (B, 1, S) -> (B, T, S)
+
+    def _step(self, x: Tensor, hidden: Tensor, memory: Tensor, mask: Tensor | None):
+        """One decoder step, ``(out (B, 1, F), hidden (1, B, H), weights (B, 1, S) or None)``."""
+        with checked():  # the mask's values were checked in forward, once
+            result = self.decoder(x, hidden, memory, memory_key_padding_mask=mask)
+        return check_decoder_result(self.decoder, result)
 
 
 # Calls and attributes in other libraries' words: their tables are in _name_tables.py.

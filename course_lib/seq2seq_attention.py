@@ -21,7 +21,8 @@ import torch
 from torch import Tensor, nn
 
 from course_lib._name_tables import explain_names
-from course_lib._validate import check_positive_int, checked
+from course_lib._seq2seq_checks import check_attn_dim
+from course_lib._validate import checked
 from course_lib.attention import AdditiveAttention, Attention
 from course_lib.seq2seq import DecoderStep
 
@@ -92,8 +93,7 @@ class BahdanauDecoder(DecoderStep):
 
     def __init__(self, n_features: int, hidden_dim: int, attn_dim: int | None = None) -> None:
         super().__init__(n_features, hidden_dim)
-        if attn_dim is not None:
-            check_positive_int(attn_dim, "attn_dim")
+        check_attn_dim(attn_dim)
         self.attention = AdditiveAttention(hidden_dim, hidden_dim, attn_dim=attn_dim or hidden_dim)
         self.gru = nn.GRU(n_features + hidden_dim, hidden_dim, batch_first=True)
         self.output = nn.Linear(hidden_dim, n_features)

@@ -34,6 +34,7 @@ def attention_inputs(draw):
 
 @settings(max_examples=150, deadline=None)
 @given(attention_inputs())
+@pytest.mark.filterwarnings("ignore:attn_mask blocks every key")  # rows on purpose
 def test_parity_with_torch_sdpa(inputs):
     q, k, v, mask = inputs
     q0, k0, v0 = q.clone(), k.clone(), v.clone()
@@ -64,6 +65,7 @@ def test_float_mask_is_added():
     torch.testing.assert_close(ours, F.scaled_dot_product_attention(q, k, v, attn_mask=bias))
 
 
+@pytest.mark.filterwarnings("ignore:attn_mask blocks every key")  # rows on purpose
 def test_gradcheck_float64_with_masks():
     g = torch.Generator().manual_seed(0)
     q = torch.randn(2, 3, 4, dtype=torch.float64, generator=g, requires_grad=True)
@@ -270,3 +272,72 @@ def test_the_fused_functions_polarity_warns():
     q, k, v = (torch.randn(2, 4, 6, 16) for _ in range(3))
     with pytest.warns(MaskWarning, match=r"True on and below the diagonal.*causal_mask\(6\)"):
         scaled_dot_product_attention(q, k, v, attn_mask=~causal_mask(6))
+
+
+def _warnings_of(call):
+    """The messages of the warnings ``call()`` gives, every one recorded."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        call()
+    return [str(w.message) for w in seen]
+
+
+def test_a_keep_mask_that_leaves_a_query_no_key_asks_polarity_as_multi_head_attention_does():
+    """Issue "The code a student reads": the functional attention given a boolean mask in
+    PyTorch's polarity (True = keep) whose rows block every key ran silently, where
+    MultiHeadAttention asks "Polarity?" of the same mask. Now the same rule and words."""
+    import warnings
+
+    from course_lib._validate import MaskWarning
+    from course_lib.multihead import MultiHeadAttention
+
+    q = torch.randn(1, 3, 4)
+    keep = torch.tensor([[True, True, True], [False, False, False], [True, True, True]])
+    blocked = ~keep  # the mask of PyTorch's polarity passed as is: row 1 is all True here
+    with pytest.warns(MaskWarning, match=r"attn_mask blocks every key of row 1.*Polarity\?"):
+        scaled_dot_product_attention(q, q, q, attn_mask=blocked)
+    ours = _warnings_of(lambda: scaled_dot_product_attention(q, q, q, attn_mask=blocked))
+    theirs = _warnings_of(lambda: MultiHeadAttention(4, 2)(q, q, q, attn_mask=blocked))
+    assert ours == theirs and len(ours) == 1
+    # the key padding of PyTorch's polarity, ~padding_mask: the full sequence is all True
+    x = torch.randn(2, 3, 4)
+    inverted = ~padding_mask(torch.tensor([2, 3]))[:, None]  # (B, 1, S)
+    with pytest.warns(MaskWarning, match=r"row \(1, 0\).*pass ~attn_mask"):
+        scaled_dot_product_attention(x, x, x, attn_mask=inverted)
+    # near misses: the course's polarity, and a row left with one key, say nothing
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scaled_dot_product_attention(x, x, x, attn_mask=padding_mask(torch.tensor([2, 3]))[:, None])
+        scaled_dot_product_attention(q, q, q, attn_mask=causal_mask(3))
+        one_left = torch.tensor([[True, True, False]] * 3)
+        scaled_dot_product_attention(q, q, q, attn_mask=one_left)
+        # a float mask with a row of -inf is the additive form, written on purpose
+        additive = torch.zeros(3, 3).masked_fill(blocked, float("-inf"))
+        scaled_dot_product_attention(q, q, q, attn_mask=additive)
+    # ~causal_mask(T) gets its own, more precise warning, and only that one
+    said = _warnings_of(lambda: scaled_dot_product_attention(q, q, q, attn_mask=~causal_mask(3)))
+    assert len(said) == 1 and "True on and below the diagonal" in said[0]
+
+
+def test_a_float_mask_of_0s_and_1s_warns_as_the_modules_do():
+    """A confused boolean mask (floats 0 and 1) given to the functional attention: the
+    MaskWarning of MultiHeadAttention and Attention, word for word."""
+    import warnings
+
+    from course_lib.multihead import MultiHeadAttention
+
+    q = torch.randn(1, 4, 4)
+    tril = torch.tril(torch.ones(4, 4))
+    ours = _warnings_of(lambda: scaled_dot_product_attention(q, q, q, attn_mask=tril))
+    assert len(ours) == 1 and "float mask of 0s and 1s" in ours[0]
+    assert ours == _warnings_of(lambda: MultiHeadAttention(4, 2)(q, q, q, attn_mask=tril))
+    assert ours == _warnings_of(lambda: Attention(4)(q, q, attn_mask=tril))
+    with warnings.catch_warnings():  # near misses: real float masks
+        warnings.simplefilter("error")
+        scaled_dot_product_attention(
+            q, q, q, attn_mask=torch.zeros(4, 4).masked_fill(tril == 0, float("-inf"))
+        )
+        scaled_dot_product_attention(q, q, q, attn_mask=torch.randn(4, 4))
+        scaled_dot_product_attention(q, q, q, attn_mask=torch.zeros(4, 4))

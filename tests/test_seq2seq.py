@@ -235,3 +235,30 @@ def test_a_config_given_one_number_names_n_features():
     model.train()
     with pytest.raises(ValueError, match=r"target has 3 features per step but the source has 4"):
         model(torch.randn(3, 2, 4), torch.randn(3, 2, 3))
+
+
+def test_training_mode_without_a_target_warns_once_per_model_that_it_ran_free():
+    """Issue "The code a student reads": in training mode with teacher_forcing_prob > 0 and
+    no target, the model silently fed back its own predictions. Now a UserWarning says so,
+    once per model, and how to silence it."""
+    import warnings
+
+    source, target = torch.randn(3, 4, 2), torch.randn(3, 2, 2)
+    model = EncoderDecoder.from_config(Seq2SeqConfig(teacher_forcing_prob=0.5))
+    with pytest.warns(UserWarning, match=r"teacher forcing needs the target.*ran free") as seen:
+        free = model(source)
+    message = str(seen[0].message)
+    assert "teacher_forcing_prob=0" in message and "model.eval()" in message
+    assert seen[0].filename == __file__  # shown at the user's line
+    model.eval()
+    torch.testing.assert_close(free, model(source))  # it did run free: eval's predictions
+    model.train()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model(source)  # once per model
+        model(source, target)  # near misses: the target given,
+        model.eval()(source)  # eval mode,
+        unforced = EncoderDecoder.from_config(Seq2SeqConfig(teacher_forcing_prob=0.0))
+        unforced(source)  # no teacher forcing asked for
+    with pytest.warns(UserWarning, match=r"ran free"):  # another model is told again
+        EncoderDecoder.from_config(Seq2SeqConfig())(source)
