@@ -43,21 +43,19 @@ import torch
 from torch import Tensor, nn
 
 from course_lib._name_tables import explain_names
-from course_lib._validate import (
-    check_decoding_step,
-    check_dropout,
-    check_positive_int,
-    check_source,
-    check_target,
-    check_vocab_size,
-    checked,
-    nested,
+from course_lib._transformer_checks import (
+    check_config,
+    check_decoder_only_config,
+    check_decoder_only_input,
+    check_decoder_only_step,
+    check_prefix,
 )
+from course_lib._validate import checked
 from course_lib.modern_block import RMSNorm, SwiGLU
 from course_lib.multihead import KeyValue, MultiHeadAttention
 from course_lib.positional import sinusoidal_encoding
 from course_lib.transformer import FeedForward
-from course_lib.vocab import PAD, SOS
+from course_lib.vocab import PAD
 
 __all__ = ["DecoderOnlyConfig", "DecoderOnlyCache", "DecoderOnlyTranslator"]
 
@@ -87,35 +85,7 @@ class DecoderOnlyConfig:
     feed_forward: str = "relu"  # or "swiglu"
 
     def __post_init__(self) -> None:
-        for name in ("src_vocab", "tgt_vocab"):
-            check_vocab_size(getattr(self, name), name)
-        for name in ("d_model", "num_heads", "d_ff", "num_layers"):
-            check_positive_int(getattr(self, name), name)
-        check_positive_int(self.max_len, "max_len")
-        check_positive_int(self.max_src_len, "max_src_len")
-        if self.d_model % self.num_heads:
-            raise ValueError(
-                f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}: "
-                "each head gets d_model / num_heads features; pick sizes that divide"
-            )
-        if self.positions == "rotary" and (self.d_model // self.num_heads) % 2:
-            raise ValueError(
-                f"positions='rotary' rotates pairs of features, so each head's width "
-                f"d_model / num_heads = {self.d_model}/{self.num_heads} = "
-                f"{self.d_model // self.num_heads} must be even: change d_model or num_heads"
-            )
-        if self.positions not in POSITIONS:
-            raise ValueError(f"positions must be one of {POSITIONS}, got {self.positions!r}")
-        if self.norm not in NORMS:
-            raise ValueError(f"norm must be one of {NORMS}, got {self.norm!r}")
-        if self.feed_forward not in FEED_FORWARDS:
-            raise ValueError(
-                f"feed_forward must be one of {FEED_FORWARDS}, got {self.feed_forward!r}"
-            )
-        check_dropout(self.dropout)
-        for name in ("prefix_mask", "tie_embeddings"):
-            if not isinstance(getattr(self, name), bool):
-                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        check_decoder_only_config(self, POSITIONS, NORMS, FEED_FORWARDS)
 
 
 class DecoderOnlyCache(NamedTuple):
@@ -184,8 +154,7 @@ class DecoderOnlyTranslator(nn.Module):
 
     def __init__(self, config: DecoderOnlyConfig) -> None:
         super().__init__()
-        if not isinstance(config, DecoderOnlyConfig):
-            raise TypeError(f"config must be a DecoderOnlyConfig, got {type(config).__name__}")
+        check_config(config, DecoderOnlyConfig)
         c = self.config = config
         self.max_len = c.max_len  # target positions (the decoding protocol)
         self.src_embed = nn.Embedding(c.src_vocab, c.d_model, padding_idx=PAD)
@@ -206,22 +175,9 @@ class DecoderOnlyTranslator(nn.Module):
 
     # -- the joined sequence ----------------------------------------------------------------
 
-    def _check_source(self, src: Tensor) -> None:
-        """Token ids, right-padded, at most ``max_src_len``, no all-``<pad>`` row."""
-        c = self.config
-        check_source(
-            src,
-            c.src_vocab,
-            pad_id=PAD,
-            max_len=c.max_src_len,
-            max_name="max_src_len",
-            right_padded=True,
-        )
-
     def _left_pad(self, src: Tensor) -> tuple[Tensor, Tensor]:
         """Right-padded ``src`` ``(B, S)`` -> left-padded ``(B, S)`` and pads per row ``(B,)``."""
-        if not nested():
-            self._check_source(src)
+        check_prefix(self.config, src)
         S = src.shape[1]
         pads = (src == PAD).sum(dim=1)  # (B,)
         # row b, column j reads column (j - pads[b]) mod S: the tail of pads moves to the front
@@ -268,16 +224,10 @@ class DecoderOnlyTranslator(nn.Module):
     ) -> tuple[Tensor, DecoderOnlyCache, None]:
         """Logits ``(B, t, V)`` for the newest target tokens ``(B, t)``; returns ``(logits,
         updated cache, None)``."""
-        if not nested():
-            check_decoding_step(tokens, cache, DecoderOnlyCache, self.config.tgt_vocab)
+        check_decoder_only_step(self.config, tokens, cache, DecoderOnlyCache)
         t = tokens.shape[1]
         offsets = torch.arange(cache.length, cache.length + t, device=tokens.device)  # (t,)
         positions = offsets - cache.pads[:, None]  # (B, t): counted from the first real token
-        if cache.length + t > self.config.max_src_len + self.config.max_len:  # no device sync
-            raise ValueError(
-                f"{cache.length + t} positions, more than max_src_len + max_len = "
-                f"{self.config.max_src_len + self.config.max_len}: generate fewer tokens"
-            )
         key_padding_mask = torch.cat([cache.key_padding_mask, tokens == PAD], dim=1)
         with checked():
             h, layers = self._run(
@@ -294,10 +244,7 @@ class DecoderOnlyTranslator(nn.Module):
         self, src: Tensor, tgt_in: Tensor, *, need_weights: bool = False
     ) -> Tensor | tuple[Tensor, None]:
         """Teacher forcing: the prefix, then the whole target in one causal pass."""
-        c = self.config
-        if not nested():
-            self._check_source(src)
-            check_target(tgt_in, src, c.tgt_vocab, max_len=c.max_len, sos_id=SOS)
+        check_decoder_only_input(self.config, src, tgt_in)
         with checked():
             logits, _, _ = self.step(tgt_in, self.init_cache(src))
         return (logits, None) if need_weights else logits

@@ -20,24 +20,9 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from course_lib._name_tables import explain_names
-from course_lib._validate import check_dropout, check_positive_int, check_type, shape_str
+from course_lib._transformer_checks import check_block_input, check_rms_norm, check_swiglu
 
 __all__ = ["RMSNorm", "SwiGLU"]
-
-
-def _check_input(x: object, d_model: int, layer: str) -> None:
-    """``x`` must be a floating-point tensor ``(..., d_model)``: the message names the
-    layer and its width instead of torch's "mat1 and mat2 shapes cannot be multiplied"."""
-    fix = "Convert it: torch.as_tensor(x, dtype=torch.float32)."
-    check_type(x, "x", Tensor, f"a tensor (..., d_model={d_model})", fix)
-    if not torch.is_floating_point(x):
-        raise TypeError(f"x must be floating point, got {x.dtype}; use x.float()")
-    if x.ndim == 0 or x.shape[-1] != d_model:
-        raise ValueError(
-            f"x must be (..., d_model={d_model}), the width this {layer} was built for, got "
-            f"{shape_str(x)}: build it with {layer}({x.shape[-1] if x.ndim else '?'}, ...) "
-            "or project x to the model's width first"
-        )
 
 
 class RMSNorm(nn.Module):
@@ -55,14 +40,12 @@ class RMSNorm(nn.Module):
 
     def __init__(self, d_model: int, eps: float = 1e-6) -> None:
         super().__init__()
-        check_positive_int(d_model, "d_model")
-        if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps >= 0:
-            raise ValueError(f"eps must be a small number >= 0 (1e-6), got {eps!r}")
+        check_rms_norm(d_model, eps)
         self.eps = eps
         self.weight = nn.Parameter(torch.ones(d_model))
 
     def forward(self, x: Tensor) -> Tensor:
-        _check_input(x, self.weight.shape[0], "RMSNorm")
+        check_block_input(x, self.weight.shape[0], "RMSNorm")
         # (..., D) -> (..., 1): one root mean square per vector
         rms = torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps)
         return x / rms * self.weight
@@ -84,16 +67,14 @@ class SwiGLU(nn.Module):
 
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0) -> None:
         super().__init__()
-        check_positive_int(d_model, "d_model")
-        check_positive_int(d_ff, "d_ff")
-        check_dropout(dropout)
+        check_swiglu(d_model, d_ff, dropout)
         self.gate = nn.Linear(d_model, d_ff, bias=False)
         self.up = nn.Linear(d_model, d_ff, bias=False)
         self.down = nn.Linear(d_ff, d_model, bias=False)
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: Tensor) -> Tensor:
-        _check_input(x, self.gate.in_features, "SwiGLU")
+        check_block_input(x, self.gate.in_features, "SwiGLU")
         # (B, T, D) -> (B, T, H) twice; gated feature by feature; -> (B, T, D)
         return self.down(self.dropout(F.silu(self.gate(x)) * self.up(x)))
 

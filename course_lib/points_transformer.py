@@ -19,14 +19,14 @@ import torch
 from torch import Tensor, nn
 
 from course_lib._name_tables import explain_names
-from course_lib._validate import (
-    AttentionWeights,
-    check_positive_int,
-    check_sequence,
-    check_type,
-    check_width,
-    type_name,
+from course_lib._transformer_checks import (
+    check_points,
+    check_points_config,
+    check_points_decode,
+    check_points_model,
+    check_points_target,
 )
+from course_lib._validate import AttentionWeights
 from course_lib.masking import causal_mask
 from course_lib.positional import PositionalEncoding
 from course_lib.transformer import TransformerDecoder, TransformerEncoder
@@ -60,11 +60,7 @@ class SelfAttentionConfig:
     start: str = "last"  # first decoder input: "last" source point, or "origin" (0, ..., 0)
 
     def __post_init__(self) -> None:  # a string here would read as True: the table, silently
-        if not isinstance(self.positional, bool):
-            raise TypeError(
-                f"positional must be True or False (add sinusoidal positions or not), got "
-                f"{self.positional!r}: SelfAttentionConfig(positional=False) for none"
-            )
+        check_points_config(self)
 
 
 class SelfAttentionEncoderDecoder(nn.Module):
@@ -94,23 +90,8 @@ class SelfAttentionEncoderDecoder(nn.Module):
 
     def __init__(self, config: SelfAttentionConfig = SelfAttentionConfig()) -> None:
         super().__init__()
-        check_type(
-            config,
-            "config",
-            SelfAttentionConfig,
-            "a SelfAttentionConfig instance",
-            "Build one: SelfAttentionEncoderDecoder(SelfAttentionConfig(d_model=8, ...)).",
-        )
+        check_points_model(config, SelfAttentionConfig)
         c = self.config = config
-        if c.start not in ("last", "origin"):
-            raise ValueError(f"start must be 'last' or 'origin', got {c.start!r}")
-        for name in ("n_features", "target_len", "max_len"):
-            check_positive_int(getattr(c, name), name)
-        if c.positional and c.target_len > c.max_len:
-            raise ValueError(
-                f"target_len={c.target_len} positions do not fit max_len={c.max_len}: the "
-                "decoder encodes one position per target point; raise max_len"
-            )
         stack_args = (c.d_model, c.num_heads, c.d_ff, c.num_layers, c.dropout, c.add_norm)
         self.src_embed = nn.Linear(c.n_features, c.d_model)
         self.tgt_embed = nn.Linear(c.n_features, c.d_model)
@@ -131,7 +112,7 @@ class SelfAttentionEncoderDecoder(nn.Module):
         need_weights: bool = False,
     ) -> tuple[Tensor, list | None]:
         """The encoder's output ``(B, S, D)`` and its weights per layer."""
-        self._check_points(source, "source")
+        check_points(self.config, source, "source")
         return self.encoder(
             self._embed(source, self.src_embed),
             src_key_padding_mask=src_key_padding_mask,
@@ -147,8 +128,7 @@ class SelfAttentionEncoderDecoder(nn.Module):
         need_weights: bool = False,
     ) -> tuple[Tensor, dict | None]:
         """Predicted points ``(B, T, F)`` for decoder inputs ``(B, T, F)``, under a causal mask."""
-        self._check_points(inputs, "inputs")
-        self._check_memory(memory)
+        check_points_decode(self.config, inputs, memory)
         h = self._embed(inputs, self.tgt_embed)
         mask = causal_mask(inputs.shape[1], device=inputs.device)  # (T, T), True above the diagonal
         h, weights = self.decoder(
@@ -159,34 +139,6 @@ class SelfAttentionEncoderDecoder(nn.Module):
             need_weights=need_weights,
         )
         return self.output(h), weights  # (B, T, D) -> (B, T, F)
-
-    def _check_memory(self, memory: Tensor) -> None:
-        """``memory`` must be the encoder's output ``(B, S, d_model)``, not ``encode``'s pair."""
-        d = self.config.d_model
-        what = f"the encoder's output, a torch.Tensor (B, S, d_model={d})"
-        if isinstance(memory, tuple) and len(memory) == 2 and isinstance(memory[0], Tensor):
-            second = "None" if memory[1] is None else type_name(memory[1])
-            raise TypeError(
-                f"memory must be {what}, got a tuple of 2 (a tensor {tuple(memory[0].shape)} and "
-                f"{second}): the (memory, weights) pair that encode returns. "
-                "Unpack it first: memory, _ = model.encode(source)."
-            )
-        check_type(memory, "memory", Tensor, what, "Pass memory, _ = model.encode(source).")
-        hint = ": pass the output of encode(source)"
-        check_width(memory, d, "memory", label="d_model", hint=hint)
-
-    def _check_points(self, x: Tensor, name: str) -> None:
-        """``x`` must be a float tensor ``(B, length, n_features)`` that fits ``max_len``."""
-        c = self.config
-        fix = f"Convert it: torch.as_tensor({name}, dtype=torch.float32)."
-        check_type(x, name, torch.Tensor, "a torch.Tensor (B, length, n_features)", fix)
-        check_sequence(x, name, c.n_features)
-        if c.positional and x.shape[1] > c.max_len:
-            raise ValueError(
-                f"{name} has {x.shape[1]} points, more than the max_len={c.max_len} "
-                f"positions the model encodes: build it with SelfAttentionConfig(max_len="
-                f"{x.shape[1]}) or more, or shorten {name}"
-            )
 
     def _start(self, source: Tensor) -> Tensor:
         """The first decoder input ``(B, 1, F)``: the last source point, or the origin."""
@@ -208,12 +160,7 @@ class SelfAttentionEncoderDecoder(nn.Module):
         )
         kwargs = {"memory_key_padding_mask": src_key_padding_mask, "need_weights": need_weights}
         if self.training and target is not None:
-            check_type(target, "target", torch.Tensor, "a torch.Tensor (B, T, n_features)")
-            check_sequence(target, "target", c.n_features)
-            if target.shape[:2] != (source.shape[0], c.target_len):
-                raise ValueError(
-                    f"target must be (B, T={c.target_len}, F), got {tuple(target.shape)}"
-                )
+            check_points_target(c, target, source)
             shifted = torch.cat([self._start(source), target[:, :-1]], dim=1)  # (B, T, F)
             predictions, dec_weights = self.decode(shifted, memory, **kwargs)
         else:

@@ -35,20 +35,17 @@ from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from course_lib._name_tables import explain_names
-from course_lib._validate import (
-    check_decoding_step,
-    check_dropout,
-    check_positive_int,
-    check_source,
-    check_target,
-    check_vocab_size,
-    checked,
-    nested,
-    shape_str,
+from course_lib._transformer_checks import check_config
+from course_lib._translation_checks import (
+    check_recurrent_config,
+    check_recurrent_source,
+    check_step,
+    check_translation_input,
 )
+from course_lib._validate import checked
 from course_lib.seq2seq import Decoder
 from course_lib.seq2seq_attention import BahdanauDecoder
-from course_lib.vocab import PAD, SOS
+from course_lib.vocab import PAD
 
 __all__ = ["ATTENTION", "RecurrentConfig", "RecurrentState", "RecurrentTranslator"]
 
@@ -74,16 +71,7 @@ class RecurrentConfig:
     tie_embeddings: bool = False  # share the target embedding with the output layer
 
     def __post_init__(self) -> None:
-        if self.attention not in ATTENTION:
-            raise ValueError(
-                f"attention must be one of {ATTENTION} ('none': Chapter 1's GRU decoder, "
-                f"'bahdanau': Chapter 2's attention decoder), got {self.attention!r}"
-            )
-        for name in ("src_vocab", "tgt_vocab"):
-            check_vocab_size(getattr(self, name), name)
-        for name in ("embed_dim", "hidden_dim", "max_len"):
-            check_positive_int(getattr(self, name), name)
-        check_dropout(self.dropout)
+        check_recurrent_config(self, ATTENTION)
 
 
 class RecurrentState(NamedTuple):
@@ -107,24 +95,6 @@ class RecurrentState(NamedTuple):
         return RecurrentState(hidden, memory, self.src_key_padding_mask[index], self.length)
 
 
-def _source_lengths(src_key_padding_mask: Tensor) -> Tensor:
-    """Real tokens per sentence ``(B,)``, after checking the padding is a right-hand tail."""
-    mask = src_key_padding_mask
-    if not isinstance(mask, Tensor) or mask.dtype != torch.bool or mask.ndim != 2:
-        got = shape_str(mask) if isinstance(mask, Tensor) else type(mask).__name__
-        raise TypeError(f"src_key_padding_mask must be a (B, S) bool tensor, got {got}")
-    lengths = (~mask).sum(dim=1)  # (B,)
-    if (lengths == 0).any():
-        raise ValueError("a source sentence is all <pad>: every sentence needs a real token")
-    positions = torch.arange(mask.shape[1], device=mask.device)  # (S,)
-    if not torch.equal(positions[None, :] >= lengths[:, None], mask):  # (B, S): the tails
-        raise ValueError(
-            "source padding must come after each sentence's last token (right-padded, as "
-            "course_lib.vocab.pad makes it): <pad> inside or before a sentence"
-        )
-    return lengths
-
-
 class RecurrentTranslator(nn.Module):
     """GRU encoder-decoder over token ids, with or without Bahdanau attention.
 
@@ -139,8 +109,7 @@ class RecurrentTranslator(nn.Module):
 
     def __init__(self, config: RecurrentConfig) -> None:
         super().__init__()
-        if not isinstance(config, RecurrentConfig):
-            raise TypeError(f"config must be a RecurrentConfig, got {type(config).__name__}")
+        check_config(config, RecurrentConfig)
         c = self.config = config
         self.max_len = c.max_len  # target positions decoding may use (the protocol)
         self.src_embed = nn.Embedding(c.src_vocab, c.embed_dim, padding_idx=PAD)
@@ -163,10 +132,9 @@ class RecurrentTranslator(nn.Module):
             ``(memory (B, S, H), src_key_padding_mask (B, S))``; ``memory`` is 0 at padded
             positions and stores nothing on the module.
         """
-        if not nested():
-            check_source(src, self.config.src_vocab, pad_id=PAD)
-        src_key_padding_mask = src == PAD  # (B, S), True = padding
-        lengths = _source_lengths(src_key_padding_mask)  # (B,)
+        check_recurrent_source(self.config, src)
+        src_key_padding_mask = src == PAD  # (B, S), True = padding, after each sentence
+        lengths = (~src_key_padding_mask).sum(dim=1)  # (B,): real tokens per sentence
         x = self.dropout(self.src_embed(src))  # (B, S, E)
         packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
         states, _ = self.encoder(packed)  # packed (sum of lengths, H)
@@ -194,8 +162,7 @@ class RecurrentTranslator(nn.Module):
             ``(logits (B, t, V), updated cache (length + t), weights (B, t, S) or None)``;
             the weights are ``None`` without ``need_weights`` or without attention.
         """
-        if not nested():
-            check_decoding_step(tokens, cache, RecurrentState, self.config.tgt_vocab)
+        check_step(tokens, cache, RecurrentState, self.config.tgt_vocab)
         y = self.dropout(self.tgt_embed(tokens))  # (B, t, E)
         with checked():  # the padding comes from encode: no value scan per decoded token
             out, hidden, weights = self.decoder(
@@ -214,11 +181,7 @@ class RecurrentTranslator(nn.Module):
             logits ``(B, T, V)``; with ``need_weights`` also the weights ``(B, T, S)``
             (``None`` for ``attention="none"``).
         """
-        if not nested():
-            check_source(src, self.config.src_vocab, pad_id=PAD)
-            check_target(
-                tgt_in, src, self.config.tgt_vocab, max_len=self.config.max_len, sos_id=SOS
-            )
+        check_translation_input(self.config, src, tgt_in, src_max_len=False)
         with checked():
             cache = self.init_cache(src)
             logits, _, weights = self.step(tgt_in, cache, need_weights=need_weights)

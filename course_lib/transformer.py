@@ -27,16 +27,18 @@ from typing import NamedTuple
 from torch import Tensor, nn
 
 from course_lib._name_tables import explain_names
-from course_lib._validate import (
-    AttentionWeights,
-    check_dropout,
-    check_positive_int,
-    check_type,
-    check_width,
-    checked,
-    nested,
-    shape_str,
+from course_lib._transformer_checks import (
+    check_decoder_layer,
+    check_decoder_stack,
+    check_decoder_step,
+    check_encoder_layer,
+    check_encoder_stack,
+    check_feed_forward,
+    check_layer_args,
+    check_memory,
+    check_stack_step,
 )
+from course_lib._validate import AttentionWeights, check_positive_int, checked
 from course_lib.multihead import KeyValue, MultiHeadAttention
 
 __all__ = [
@@ -51,15 +53,6 @@ __all__ = [
 ADD_NORM = ("post", "pre", None)
 
 
-def _refuse(unknown: dict, module: str, renamed: dict[str, str]) -> None:
-    """A TypeError for keyword arguments ``module.forward`` does not take, naming the right
-    one where the user wrote another module's name for it."""
-    name = next(iter(unknown))
-    right = renamed.get(name)
-    fix = f": this module calls it {right}=" if right else ""
-    raise TypeError(f"{module} got an unexpected keyword argument {name!r}{fix}")
-
-
 class FeedForward(nn.Module):
     """Position-wise feed-forward network: two linear layers with a ReLU between them, for
     every step on its own; ``dropout`` acts on the ``d_ff`` hidden features, as in PyTorch."""
@@ -71,16 +64,14 @@ class FeedForward(nn.Module):
         )
 
     def forward(self, x: Tensor) -> Tensor:
-        if not nested():
-            d_model = self.net[0].in_features
-            check_width(x, d_model, "x", label="d_model", leading="...")
+        check_feed_forward(self, x)
         return self.net(x)  # (B, T, D) -> (B, T, d_ff) -> (B, T, D)
 
 
 class _Layer(nn.Module):
     """What the encoder and decoder layers share: their sublayers, a LayerNorm per sublayer
     (``norm1``, ``norm2``, ... as in PyTorch; none with ``add_norm=None``), the dropout on
-    each sublayer's output before it is added, and the input check."""
+    each sublayer's output before it is added."""
 
     cross_attention = False  # the decoder's middle sublayer
 
@@ -93,9 +84,7 @@ class _Layer(nn.Module):
         add_norm: str | None = "post",
     ) -> None:
         super().__init__()
-        if add_norm not in ADD_NORM:
-            raise ValueError(f"add_norm must be 'post', 'pre' or None, got {add_norm!r}")
-        check_dropout(dropout)
+        check_layer_args(add_norm, ADD_NORM, dropout)
         self.d_model, self.add_norm = d_model, add_norm
         for i in range(1, 3 + self.cross_attention) if add_norm else ():
             self.add_module(f"norm{i}", nn.LayerNorm(d_model))
@@ -104,26 +93,6 @@ class _Layer(nn.Module):
         if self.cross_attention:
             self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout)
         self.ffn = FeedForward(d_model, d_ff, dropout)
-
-    def _check_inputs(self, **tensors: Tensor) -> None:
-        """Floating-point ``(B, length, d_model)`` tensors of one batch size ``B``."""
-        for name, t in tensors.items():
-            check_type(t, name, Tensor, f"a (B, length, d_model={self.d_model}) tensor")
-            hint = ": embed the input to the layer's width first"
-            check_width(t, self.d_model, name, label="d_model", hint=hint)
-            if not t.is_floating_point():
-                raise TypeError(
-                    f"{name} is {t.dtype}, but a layer needs floating-point vectors: embed "
-                    "token ids first (nn.Embedding), or convert with .float()"
-                )
-        (first, a), *others = tensors.items()
-        for name, t in others:
-            if t.shape[0] != a.shape[0]:
-                raise ValueError(
-                    f"{first} holds {a.shape[0]} sequences but {name} {t.shape[0]}: "
-                    f"{first} {shape_str(a)}, {name} {shape_str(t)}; give them the same "
-                    "batch, in the same order"
-                )
 
 
 class EncoderLayer(_Layer):
@@ -143,11 +112,7 @@ class EncoderLayer(_Layer):
         need_weights: bool = False,
         **unknown: object,
     ) -> tuple[Tensor, Tensor | None]:
-        if unknown:
-            _refuse(unknown, "EncoderLayer", {"mask": "src_mask"})
-        if not nested():
-            self._check_inputs(x=x)
-            self.check_masks(x, src_mask, src_key_padding_mask)
+        check_encoder_layer(self, x, src_mask, src_key_padding_mask, unknown)
         with checked():
             masks = {"attn_mask": src_mask, "key_padding_mask": src_key_padding_mask}
             if self.add_norm == "pre":
@@ -162,14 +127,6 @@ class EncoderLayer(_Layer):
                 x, weights = self._sa_block(x, masks)
                 x = self.ffn(x)
         return x, (weights if need_weights else None)
-
-    def check_masks(self, x: Tensor, mask, key_padding_mask, mask_name: str = "src_mask"):
-        """The masks of ``x`` ``(B, S, D)`` under the user's names for them."""
-        B, S = x.shape[:2]
-        names = (mask_name, "src_key_padding_mask")
-        self.self_attn.check_masks(
-            B, S, S, attn_mask=mask, key_padding_mask=key_padding_mask, names=names
-        )
 
     def _sa_block(self, x: Tensor, masks: dict) -> tuple[Tensor, Tensor]:
         return self.self_attn(x, x, x, **masks, average_attn_weights=False)
@@ -199,36 +156,12 @@ class DecoderLayer(_Layer):
         memory_key_padding_mask: Tensor | None = None,
         need_weights: bool = False,
     ) -> tuple[Tensor, Tensor | None, Tensor | None]:
-        if not nested():
-            self._check_inputs(x=x, memory=memory)
-            self.check_masks(
-                x, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask
-            )
         self_masks = {"attn_mask": tgt_mask, "key_padding_mask": tgt_key_padding_mask}
         cross_masks = {"attn_mask": memory_mask, "key_padding_mask": memory_key_padding_mask}
+        check_decoder_layer(self, x, memory, self_masks, cross_masks)
         with checked():
             x, self_w, cross_w, _ = self._sublayers(x, memory, cross_masks, self_masks=self_masks)
         return (x, self_w, cross_w) if need_weights else (x, None, None)
-
-    def check_masks(self, x, memory, tgt_mask, memory_mask, tgt_kpm, memory_kpm) -> None:
-        """The four masks of ``x`` ``(B, T, D)`` and ``memory`` ``(B, S, D)``, by name."""
-        B, T, S = x.shape[0], x.shape[1], memory.shape[1]
-        self.self_attn.check_masks(
-            B,
-            T,
-            T,
-            attn_mask=tgt_mask,
-            key_padding_mask=tgt_kpm,
-            names=("tgt_mask", "tgt_key_padding_mask"),
-        )
-        self.cross_attn.check_masks(
-            B,
-            T,
-            S,
-            attn_mask=memory_mask,
-            key_padding_mask=memory_kpm,
-            names=("memory_mask", "memory_key_padding_mask"),
-        )
 
     def step(
         self,
@@ -245,31 +178,11 @@ class DecoderLayer(_Layer):
         Returns ``(output (B, t, D), self weights, cross weights, updated cache)``; the same
         numbers ``forward`` gives at those positions under a causal ``tgt_mask``.
         """
-        if not nested():  # shapes only: a step runs once per decoded token
-            self._check_step(x, memory_kv, cache, memory_key_padding_mask)
+        check_decoder_step(self, x, memory_kv, cache, memory_key_padding_mask)
         cross_masks = {"key_padding_mask": memory_key_padding_mask}
         with checked():
             x, self_w, cross_w, cache = self._sublayers(x, memory_kv, cross_masks, cache=cache)
         return (x, self_w, cross_w, cache) if need_weights else (x, None, None, cache)
-
-    def _check_step(self, x, memory_kv, cache, memory_key_padding_mask) -> None:
-        self._check_inputs(x=x)
-        check_type(memory_kv, "memory_kv", KeyValue, "the KeyValue of cross_attn.project_kv")
-        B, S = memory_kv.key.shape[0], memory_kv.key.shape[2]
-        for name, kv in (("memory_kv", memory_kv), ("cache", cache)):
-            if kv is not None and kv.key.shape[0] != x.shape[0]:
-                raise ValueError(
-                    f"x holds {x.shape[0]} sequences but {name} {kv.key.shape[0]}: decode "
-                    "the batch that was encoded (or select its rows with .select(index))"
-                )
-        self.cross_attn.check_masks(
-            B,
-            x.shape[1],
-            S,
-            key_padding_mask=memory_key_padding_mask,
-            names=("memory_mask", "memory_key_padding_mask"),
-            values=False,
-        )
 
     def _sublayers(self, x, memory, cross_masks, self_masks=None, cache=None):
         """The three sublayers, for ``forward`` (which gives ``self_masks``) and ``step``."""
@@ -347,12 +260,7 @@ class TransformerEncoder(_Stack):
         need_weights: bool = False,
         **unknown: object,
     ) -> tuple[Tensor, list[Tensor] | None]:
-        if unknown:  # nn.TransformerEncoder's name is mask, its layers' src_mask
-            _refuse(unknown, "TransformerEncoder", {"src_mask": "mask"})
-        if not nested():
-            first = self.layers[0]
-            first._check_inputs(x=x)
-            first.check_masks(x, mask, src_key_padding_mask, mask_name="mask")
+        check_encoder_stack(self, x, mask, src_key_padding_mask, unknown)
         masks = {"src_mask": mask, "src_key_padding_mask": src_key_padding_mask}
         weights = []
         with checked():
@@ -410,18 +318,13 @@ class TransformerDecoder(_Stack):
         memory_key_padding_mask: Tensor | None = None,
         need_weights: bool = False,
     ):
-        if not nested():
-            first = self.layers[0]
-            first._check_inputs(x=x, memory=memory)
-            first.check_masks(
-                x, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask
-            )
         masks = {
             "tgt_mask": tgt_mask,
             "memory_mask": memory_mask,
             "tgt_key_padding_mask": tgt_key_padding_mask,
             "memory_key_padding_mask": memory_key_padding_mask,
         }
+        check_decoder_stack(self, x, memory, masks)
         self_weights, cross_weights = [], []
         with checked():
             for layer in self.layers:
@@ -434,8 +337,7 @@ class TransformerDecoder(_Stack):
 
     def init_cache(self, memory: Tensor) -> DecoderCache:
         """Project the encoder memory ``(B, S, D)`` once for every layer's cross-attention."""
-        if not nested():
-            self.layers[0]._check_inputs(memory=memory)
+        check_memory(self, memory)
         return DecoderCache(
             tuple(layer.cross_attn.project_kv(memory, memory) for layer in self.layers),
             tuple(None for _ in self.layers),
@@ -453,11 +355,7 @@ class TransformerDecoder(_Stack):
 
         Returns ``(output (B, t, D), updated cache, weights or None)``.
         """
-        if not nested():  # shapes only: a step runs once per decoded token
-            check_type(cache, "cache", DecoderCache, "the DecoderCache of init_cache(memory)")
-            self.layers[0]._check_step(
-                x, cache.memory[0], cache.self_attn[0], memory_key_padding_mask
-            )
+        check_stack_step(self, x, cache, DecoderCache, memory_key_padding_mask)
         masks = {"memory_key_padding_mask": memory_key_padding_mask}
         new_self, self_weights, cross_weights = [], [], []
         with checked():

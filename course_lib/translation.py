@@ -25,24 +25,19 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from course_lib._name_tables import explain_names
-from course_lib._validate import (
-    AttentionWeights,
-    check_decoding_step,
-    check_dropout,
-    check_positive_int,
-    check_source,
-    check_target,
-    check_type,
-    check_vocab_size,
-    checked,
-    nested,
-    shape_str,
-    warn_user,
+from course_lib._transformer_checks import check_config
+from course_lib._translation_checks import (
+    check_step,
+    check_translation_config,
+    check_translation_input,
+    check_translation_loss,
+    check_translation_source,
 )
+from course_lib._validate import AttentionWeights, checked
 from course_lib.masking import causal_mask
 from course_lib.positional import PositionalEncoding
 from course_lib.transformer import DecoderCache, TransformerDecoder, TransformerEncoder
-from course_lib.vocab import PAD, SOS
+from course_lib.vocab import PAD
 
 __all__ = ["TranslationConfig", "TranslationTransformer", "TranslationCache", "translation_loss"]
 
@@ -64,20 +59,7 @@ class TranslationConfig:
     tie_embeddings: bool = False  # share the target embedding with the output layer
 
     def __post_init__(self) -> None:
-        for name in ("src_vocab", "tgt_vocab"):
-            check_vocab_size(getattr(self, name), name)
-        for name in ("d_model", "num_heads", "d_ff", "max_len"):
-            check_positive_int(getattr(self, name), name)
-        for name in ("num_encoder_layers", "num_decoder_layers"):
-            check_positive_int(getattr(self, name), name)
-        if self.d_model % self.num_heads:
-            raise ValueError(
-                f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}: "
-                "each head gets d_model / num_heads features; pick sizes that divide"
-            )
-        if self.add_norm not in ("post", "pre"):
-            raise ValueError(f"add_norm must be 'post' or 'pre', got {self.add_norm!r}")
-        check_dropout(self.dropout)
+        check_translation_config(self)
 
 
 class TranslationCache(NamedTuple):
@@ -110,8 +92,7 @@ class TranslationTransformer(nn.Module):
 
     def __init__(self, config: TranslationConfig) -> None:
         super().__init__()
-        if not isinstance(config, TranslationConfig):
-            raise TypeError(f"config must be a TranslationConfig, got {type(config).__name__}")
+        check_config(config, TranslationConfig)
         c = self.config = config
         self.max_len = c.max_len  # target positions it encodes (the decoding protocol)
         self.src_embed = nn.Embedding(c.src_vocab, c.d_model, padding_idx=PAD)
@@ -134,8 +115,7 @@ class TranslationTransformer(nn.Module):
 
     def encode(self, src: Tensor, *, need_weights: bool = False):
         """``(memory (B, S, D), src_key_padding_mask (B, S), encoder weights or None)``."""
-        if not nested():
-            check_source(src, self.config.src_vocab, pad_id=PAD, max_len=self.config.max_len)
+        check_translation_source(self.config, src)
         src_key_padding_mask = src == PAD  # (B, S), True = padding
         with checked():
             x = self.dropout(self.positional(self.src_embed(src)))  # (B, S, D)
@@ -145,10 +125,7 @@ class TranslationTransformer(nn.Module):
         return memory, src_key_padding_mask, weights
 
     def forward(self, src: Tensor, tgt_in: Tensor, *, need_weights: bool = False):
-        c = self.config
-        if not nested():
-            check_source(src, c.src_vocab, pad_id=PAD, max_len=c.max_len)
-            check_target(tgt_in, src, c.tgt_vocab, max_len=c.max_len, sos_id=SOS)
+        check_translation_input(self.config, src, tgt_in)
         T = tgt_in.shape[1]
         with checked():
             memory, src_kpm, enc_weights = self.encode(src, need_weights=need_weights)
@@ -177,8 +154,7 @@ class TranslationTransformer(nn.Module):
     ) -> tuple[Tensor, TranslationCache, dict | None]:
         """Logits ``(B, t, V)`` for the newest target tokens ``(B, t)``, positions
         ``cache.length ...``; returns ``(logits, updated cache, weights or None)``."""
-        if not nested():
-            check_decoding_step(tokens, cache, TranslationCache, self.config.tgt_vocab)
+        check_step(tokens, cache, TranslationCache, self.config.tgt_vocab)
         with checked():
             y = self.positional(self.tgt_embed(tokens), start=cache.length)  # (B, t, D)
             h, decoder_cache, weights = self.decoder.step(
@@ -203,36 +179,7 @@ def translation_loss(
             many batches, then divide by their tokens: a corpus's loss per token, and
             :func:`~course_lib.metrics.perplexity` from it).
     """
-    if isinstance(logits, tuple):
-        raise TypeError(
-            f"logits is a tuple of {len(logits)}: model(src, tgt_in, need_weights=True) "
-            "returns (logits, weights); unpack it, logits, weights = model(...), or call the "
-            "model without need_weights for the loss"
-        )
-    check_type(logits, "logits", Tensor, "a (B, T, V) tensor of the model's logits")
-    check_type(target, "target", Tensor, "a (B, T) tensor of token ids (batch.tgt_out)")
-    if reduction not in ("mean", "sum"):
-        raise ValueError(f"reduction must be 'mean' or 'sum', got {reduction!r}")
-    if logits.ndim != 3 or logits.shape[:2] != target.shape:
-        raise ValueError(
-            f"logits {shape_str(logits)} must be (B, T, V) for a target (B, T) = "
-            f"{shape_str(target)}"
-        )
-    if logits.device.type == "cpu" and logits.is_floating_point():  # no GPU sync per batch
-        if target.numel() and bool((target[:, 0] == SOS).all()):
-            warn_user(
-                "every target row starts with <sos>: that is the decoder's input, tgt_in. The "
-                "loss scores the next tokens, y1 ... y_T <eos>: pass batch.tgt_out",
-                UserWarning,
-            )
-        first = logits[0, 0]  # (V,): one row tells probabilities from logits
-        if bool(first.min() >= 0) and abs(float(first.sum()) - 1.0) < 1e-4:
-            warn_user(
-                "the logits given to translation_loss look like probabilities (a row is "
-                "non-negative and sums to 1): the loss applies log_softmax itself, so pass "
-                "the model's raw logits, without .softmax(-1)",
-                UserWarning,
-            )
+    check_translation_loss(logits, target, reduction)
     # (B, T, V) -> (B * T, V) and (B, T) -> (B * T,): one prediction per position
     return F.cross_entropy(
         logits.flatten(0, 1),

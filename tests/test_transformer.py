@@ -311,6 +311,69 @@ def test_a_decoding_step_names_a_batch_that_was_not_encoded():
         decoder.step(torch.randn(1, 1, 8), torch.randn(1, 5, 8))
 
 
+def _decoded_three_steps():
+    """A decoder, a source padding mask (2, 3) and the cache after 3 steps (one query each)."""
+    torch.manual_seed(0)
+    decoder = TransformerDecoder(8, 2, 16, 2).eval()
+    memory = torch.randn(2, 3, 8)
+    kpm = torch.tensor([[False, False, False], [False, False, True]])
+    cache = decoder.init_cache(memory)
+    for _ in range(3):
+        _, cache, _ = decoder.step(torch.randn(2, 1, 8), cache, memory_key_padding_mask=kpm)
+    return decoder, kpm, cache
+
+
+CACHED_CAUSE = (
+    "the causal mask is for the whole sequence; with a cache the single new query may see "
+    "every cached key: pass no mask"
+)
+
+
+def test_a_causal_mask_at_a_cached_step_is_named_as_such():
+    """The whole sequence's causal mask (4, 4), given with the one new query of a step
+    after 3 cached positions (the only mask a step takes is the source's padding)."""
+    decoder, _, cache = _decoded_three_steps()
+    x = torch.randn(2, 1, 8)
+    float_causal = torch.zeros(4, 4).masked_fill(causal_mask(4), float("-inf"))
+    for mask in (causal_mask(4), float_causal, ~causal_mask(4)):  # either polarity
+        with pytest.raises(ValueError) as info:
+            decoder.step(x, cache, memory_key_padding_mask=mask)
+        text = str(info.value)
+        assert text.startswith("memory_key_padding_mask is a causal mask (4, 4), given with one ")
+        assert "a cache of 3 positions: " + CACHED_CAUSE in text
+        assert "must be (B, S) = (2, 3), the source's padding (True = <pad>), or None" in text
+    layer, memory_kv, kv = decoder.layers[0], cache.memory[0], cache.self_attn[0]
+    with pytest.raises(ValueError, match=CACHED_CAUSE):
+        layer.step(x, memory_kv, kv, memory_key_padding_mask=causal_mask(4))
+
+
+def test_a_causal_mask_at_a_step_that_does_not_decide_the_cause_says_what_came():
+    """Near misses: two new queries, a causal mask of another length, the first step (no
+    cache), a square mask that is not causal -- none is named as the cached step's causal
+    mask; the message says what was expected and what came."""
+    decoder, kpm, cache = _decoded_three_steps()
+    one, two = torch.randn(2, 1, 8), torch.randn(2, 2, 8)
+    expected = r"^memory_key_padding_mask must be \(B, S\) = \(2, 3\), the source's padding"
+    for x, mask, step in (
+        (two, causal_mask(5), "2 new queries with 3 cached"),  # the whole sequence, 2 queries
+        (one, causal_mask(3), "one new query with 3 cached"),  # the cached length, S = 3 too
+        (one, causal_mask(5), "one new query with 3 cached"),
+    ):
+        with pytest.raises(ValueError, match=expected) as info:
+            decoder.step(x, cache, memory_key_padding_mask=mask)
+        text = str(info.value)
+        assert f"got {tuple(mask.shape)}, at a step of {step} positions" in text
+        assert "pass no mask" not in text and "one row per sequence" not in text
+    empty = decoder.init_cache(torch.randn(2, 3, 8))
+    with pytest.raises(ValueError, match=r"got \(1, 1\), at a step of one new query with 0 cached"):
+        decoder.step(one, empty, memory_key_padding_mask=causal_mask(1))
+    with pytest.raises(ValueError) as info:  # square, not causal: the shape check's message
+        decoder.step(one, cache, memory_key_padding_mask=torch.zeros(4, 4, dtype=torch.bool))
+    assert str(info.value) == "memory_key_padding_mask must be (B, S) = (2, 3), got (4, 4)"
+    out, cache, _ = decoder.step(one, cache, memory_key_padding_mask=kpm)  # the right mask
+    assert out.shape == (2, 1, 8) and cache.length == 4
+
+
 def test_the_stack_and_layer_names_of_the_source_mask_are_told_apart():
     x = torch.randn(2, 5, 8)
     with pytest.raises(
