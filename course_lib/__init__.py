@@ -20,7 +20,8 @@ The modules, grouped as the reference page (``api.md``) groups them:
 * exercises and the lecture's code -- ``checks``, ``grading`` (a class's notebooks graded
   with the checks: ``make grade``), ``lecture``.
 
-``_validate`` holds the input checks the modules share (package-private).
+``_validate`` holds the input checks the modules share, with ``_validate_basics`` and
+``_validate_attention`` (package-private).
 """
 
 __version__ = "0.1.0"

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from course_lib._validate import type_name
-from course_lib.geo import _as_array
+from course_lib._validate_basics import type_name
+from course_lib.geo import as_array
 
 #: What goes where an argument of this name is expected, once the pair is unpacked.
 _PART = {
@@ -72,7 +72,7 @@ def track(x, name: str, columns: int = 3, both: str = "") -> np.ndarray:
     the first axis instead of the second, is refused. An ``(observed, future)`` pair gets
     :func:`refuse_pair`'s message (``both`` as there)."""
     refuse_pair(x, name, both)
-    a = _as_array(x, name)
+    a = as_array(x, name)
     rows = "[lat, lon, time]" if columns == 3 else "[lat, lon]"
     if a.ndim == 2:
         if a.shape[-1] in (columns, 3):
@@ -172,3 +172,26 @@ class FittedMethod:
             )
 
         return on_the_class
+
+
+#: What scikit-learn's method names are here (an AttributeError says so).
+TO_LATLON = "predictions go back to positions with features.to_latlon(predicted, observed)"
+
+
+def sklearn_habits(cls: str) -> dict[str, str]:
+    """A fitted baseline's foreign method names -> how it is called here."""
+    call = (
+        "that is scikit-learn's way; a fitted baseline is called directly on the observed "
+        f"fixes, predicted = baseline(observed) -> [lat, lon] (N, T, 2), after baseline = "
+        f"{cls}.fit(observed, future)"
+    )
+    habits = dict.fromkeys(("predict", "forward", "transform", "fit_predict"), call)
+    habits["score"] = "score it with ade_fde(baseline(observed), future) (errors in metres)"
+    return habits
+
+
+#: What a ``fit(observed, future)`` given the pair whole (or three arrays) adds.
+UNPACK = (
+    "pass the (observed, future) pair unpacked, with *: fit(*train), where train = "
+    "(observed, future) of the training trajectories"
+)

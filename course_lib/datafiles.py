@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course_lib._foreign_names import explains_bad_calls, explains_class
-from course_lib._validate import check_type, type_name
+from course_lib._validate_basics import check_type, type_name
 
 __all__ = [
     "DataFile",

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from course_lib._foreign_names import explains_bad_calls
-from course_lib._validate import warn_user
+from course_lib._validate_basics import warn_user
 
 __all__ = ["EARTH_RADIUS_M", "haversine", "to_local", "from_local"]
 
@@ -30,7 +30,7 @@ __all__ = ["EARTH_RADIUS_M", "haversine", "to_local", "from_local"]
 EARTH_RADIUS_M = 6_371_008.8
 
 
-def _as_array(x, name: str) -> np.ndarray:
+def as_array(x, name: str) -> np.ndarray:
     """``x`` as a float64 array: a tensor is detached and copied to the CPU first (one that
     requires grad or lives on a GPU is fine). A ragged list -- trajectories of different
     lengths -- or something that is not numbers gets an error that names ``name``."""
@@ -56,7 +56,7 @@ def _kind(x) -> str:
 
 def _latlon(x, name: str) -> np.ndarray:
     """``x`` as a float64 array ``(..., 2)`` of ``[lat, lon]`` degrees, or a clear error."""
-    a = _as_array(x, name)
+    a = as_array(x, name)
     if a.ndim == 0 or a.shape[-1] != 2:
         raise ValueError(
             f"{name} must hold [lat, lon] pairs in its last dimension, shape (..., 2), got "
@@ -186,7 +186,7 @@ def from_local(east_north, origin) -> np.ndarray:
         ValueError: ``east_north`` that is not ``(..., 2)`` or holds NaN; an ``origin`` as
             in :func:`to_local`.
     """
-    en = _as_array(east_north, "east_north")
+    en = as_array(east_north, "east_north")
     if en.ndim == 0 or en.shape[-1] != 2:
         raise ValueError(f"east_north must be (..., 2) metres, got shape {en.shape}")
     if not np.all(np.isfinite(en)):

@@ -30,7 +30,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from course_lib._foreign_names import explain_config, explains_bad_calls
-from course_lib._validate import check_type, warn_user
+from course_lib._validate_basics import check_type, warn_user
 from course_lib.geo import from_local
 
 __all__ = ["FLORENCE", "MODES", "CityConfig", "lecture_trajectories", "city_trajectories"]

@@ -51,7 +51,7 @@ from course_lib._sacrebleu import (
     score_from_statistics,
     sentence_statistics,
 )
-from course_lib._validate import check_seed, type_name, warn_user
+from course_lib._validate_basics import check_seed, type_name, warn_user
 
 __all__ = [
     "CorpusScore",

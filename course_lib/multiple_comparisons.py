@@ -25,7 +25,7 @@ from numbers import Real
 import numpy as np
 
 from course_lib._foreign_names import explains_bad_calls
-from course_lib._validate import warn_user
+from course_lib._validate_basics import warn_user
 
 __all__ = ["holm", "significant"]
 

@@ -15,7 +15,7 @@ import torch
 from matplotlib.figure import Figure
 
 from course_lib._foreign_names import explains_bad_calls
-from course_lib._validate import check_positive_int, check_type, type_name, warn_user
+from course_lib._validate_basics import check_positive_int, check_type, type_name, warn_user
 
 __all__ = ["plot_losses", "attention_heatmap", "attention_heatmaps", "plot_query_keys", "to_numpy"]
 

@@ -20,7 +20,7 @@ from torch import nn
 from torch.optim.lr_scheduler import LambdaLR
 
 from course_lib._foreign_names import explains_bad_calls
-from course_lib._validate import check_type, type_name
+from course_lib._validate_basics import check_type, type_name
 
 __all__ = ["warmup_inverse_sqrt", "warmup_cosine"]
 

@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 from torch.utils.data import TensorDataset
 
 from course_lib._foreign_names import explains_bad_calls
-from course_lib._validate import check_positive_int, check_seed, type_name, warn_user
+from course_lib._validate_basics import check_positive_int, check_seed, type_name, warn_user
 from course_lib.plots import to_numpy
 
 __all__ = [

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from course_lib._foreign_names import explains_bad_calls, explains_class, not_subscriptable
-from course_lib._validate import check_positive_int, check_seed, check_type, type_name
+from course_lib._validate_basics import check_positive_int, check_seed, check_type, type_name
 from course_lib.datafiles import ENG_FRA, DataFileError, load_text, read_text
 
 __all__ = [

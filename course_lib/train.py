@@ -32,36 +32,42 @@ from tqdm.std import tqdm
 
 from course_lib._foreign_names import explains_bad_calls, explains_class
 from course_lib._train_checks import (
-    _check_batch_items,
-    _check_checkpoint,
-    _check_class_target,
-    _check_hook,
-    _check_ignore_index,
-    _check_inputs,
-    _check_loader,
-    _check_loss,
-    _check_loss_fn,
-    _check_mixed_precision,
-    _check_model,
-    _check_model_device,
-    _check_number,
-    _check_optimizer,
-    _check_path,
-    _check_same_parameters,
-    _check_scheduler,
-    _explain_loss_error,
-    _explain_model_call,
-    _explain_model_failure,
-    _nan_loss_message,
-    _parse_device,
-    _warn_ignore_index_on_floats,
+    check_checkpoint,
+    check_hook,
+    check_ignore_index,
+    check_loss_fn,
+    check_mixed_precision,
+    check_model,
+    check_model_device,
+    check_number,
+    check_optimizer,
+    check_path,
+    check_same_parameters,
+    check_scheduler,
+    parse_device,
+    warn_one_cycle_in_epochs,
 )
-from course_lib._validate import (
+from course_lib._train_data import (
+    check_batch_items,
+    check_class_target,
+    check_inputs,
+    check_loader,
+    check_output,
+    to_device,
+    warn_ignore_index_on_floats,
+)
+from course_lib._train_failures import (
+    check_loss,
+    explain_loss_error,
+    explain_model_call,
+    explain_model_failure,
+    nan_loss_message,
+)
+from course_lib._validate_basics import (
     check_course_device,
     check_positive_int,
     check_seed,
     check_type,
-    shape_str,
     type_name,
     warn_user,
 )
@@ -117,22 +123,6 @@ def evaluating(model: nn.Module) -> Iterator[nn.Module]:
             yield model
     finally:
         model.train(was_training)
-
-
-def _to(obj, device: torch.device):
-    """Move tensors, also inside tuples, lists and dicts, to ``device``."""
-    if isinstance(obj, Tensor):
-        return obj.to(device)
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a NamedTuple batch
-        return type(obj)(*(_to(o, device) for o in obj))
-    if isinstance(obj, (tuple, list)):
-        return type(obj)(_to(o, device) for o in obj)
-    if isinstance(obj, dict):
-        return {key: _to(value, device) for key, value in obj.items()}
-    return obj
-
-
-# -- checks of the arguments, once per call ----------------------------------------------
 
 
 @explains_class
@@ -199,17 +189,17 @@ class Trainer:
         ignore_index: int | None = None,
         mixed_precision: bool = False,
     ) -> None:
-        _check_model(model)
-        _check_loss_fn(loss_fn)
-        _check_optimizer(optimizer)
-        _check_same_parameters(model, optimizer)
-        _check_scheduler(scheduler, optimizer)
-        _check_number(clip_grad_norm, "clip_grad_norm")
+        check_model(model)
+        check_loss_fn(loss_fn)
+        check_optimizer(optimizer)
+        check_same_parameters(model, optimizer)
+        check_scheduler(scheduler, optimizer)
+        check_number(clip_grad_norm, "clip_grad_norm")
         if clip_grad_norm is not None and not clip_grad_norm > 0:
             raise ValueError(f"clip_grad_norm must be positive, got {clip_grad_norm}")
-        _check_ignore_index(ignore_index)
-        _check_mixed_precision(mixed_precision)
-        self.device = default_device() if device is None else _parse_device(device)
+        check_ignore_index(ignore_index)
+        check_mixed_precision(mixed_precision)
+        self.device = default_device() if device is None else parse_device(device)
         self.model = model.to(self.device)
         if isinstance(loss_fn, nn.Module):  # its buffers (class weights) go along
             loss_fn = loss_fn.to(self.device)
@@ -236,34 +226,8 @@ class Trainer:
                 "each batch must be a tuple (*inputs, target) with at least one input, got "
                 f"{type_name(batch)}; build the dataset as TensorDataset(inputs, target)"
             )
-        batch = _to(batch, self.device)
+        batch = to_device(batch, self.device)
         return tuple(batch[:-1]), batch[-1]
-
-    @staticmethod
-    def _check_output(output: Tensor, target: Tensor) -> None:
-        """Refuse output/target pairs a loss would silently broadcast.
-
-        A floating-point target (regression, soft labels) must have the output's shape: a
-        loss would broadcast ``(B, 1)`` against ``(B,)`` into ``(B, B)`` and pair the wrong
-        elements, with a warning only. An integer target holds class indices: the output has
-        one more dimension (the classes) and the same batch size.
-        """
-        if not (isinstance(output, Tensor) and isinstance(target, Tensor)):
-            return
-        if torch.is_floating_point(target):
-            if output.shape != target.shape:
-                raise ValueError(
-                    f"the model's output {shape_str(output)} and the target "
-                    f"{shape_str(target)} differ in shape: the loss would broadcast them and "
-                    "compare the wrong elements. Make the model return the target's shape "
-                    "(e.g. output.squeeze(-1) for one value per sample)."
-                )
-        elif output.ndim != target.ndim + 1 or output.shape[0] != target.shape[0]:
-            raise ValueError(
-                f"the target {shape_str(target)} holds class indices, so the model's output "
-                f"must have one more dimension (the class scores) and the same batch size, "
-                f"got {shape_str(output)}"
-            )
 
     def _weight(self, target: Tensor) -> int:
         if self.ignore_index is None:
@@ -293,28 +257,28 @@ class Trainer:
             for batch in loader:
                 inputs, target = self._split(batch)
                 if first:
-                    _check_batch_items(inputs, target)
+                    check_batch_items(inputs, target)
                     if check:
-                        _warn_ignore_index_on_floats(self.ignore_index, target)
-                        _check_class_target(self.loss_fn, target)
+                        warn_ignore_index_on_floats(self.ignore_index, target)
+                        check_class_target(self.loss_fn, target)
                 with autocast:
                     try:
                         output = self.model(*inputs)
                     except TypeError as err:
-                        _explain_model_call(err, self.model, inputs)
+                        explain_model_call(err, self.model, inputs)
                         raise
                     except RuntimeError as err:
                         if first and check:
-                            _explain_model_failure(err, inputs, target)
+                            explain_model_failure(err, inputs, target)
                         raise
-                    self._check_output(output, target)
+                    check_output(output, target)
                     try:
                         loss = self.loss_fn(output, target)
                     except Exception as err:
-                        _explain_loss_error(err, output, target)
+                        explain_loss_error(err, output, target)
                         raise
                 if first:
-                    _check_loss(loss, train)
+                    check_loss(loss, train)
                     first = False
                 if train:
                     self._step(loss)
@@ -342,8 +306,8 @@ class Trainer:
             TypeError: ``loader`` is a dataset, a tensor or one batch, not batches.
             ValueError: the model was moved off the Trainer's device, or no batches.
         """
-        _check_loader(loader, "loader", passes=1)
-        _check_model_device(self.model, self.device)
+        check_loader(loader, "loader", passes=1)
+        check_model_device(self.model, self.device)
         with evaluating(self.model):
             return self._run_epoch(loader, train=False)
 
@@ -405,14 +369,17 @@ class Trainer:
         Warns:
             UserWarning: more than one optimiser step ran with a learning rate of 0 (a
                 schedule whose ``total`` is shorter than the training): those steps
-                changed nothing. ``ignore_index`` set for float (regression) targets.
+                changed nothing. ``ignore_index`` set for float (regression) targets. A
+                ``OneCycleLR`` whose ``total_steps`` counts epochs (at most ``epochs``, fewer
+                than the fit's optimiser steps), said before the first epoch.
         """
         check_positive_int(epochs, "epochs")
-        _check_loader(train_loader, "train_loader", passes=epochs)
+        check_loader(train_loader, "train_loader", passes=epochs)
         if val_loader is not None:
-            _check_loader(val_loader, "val_loader", passes=epochs)
-        _check_hook(on_epoch_end)
-        _check_model_device(self.model, self.device)
+            check_loader(val_loader, "val_loader", passes=epochs)
+        check_hook(on_epoch_end)
+        check_model_device(self.model, self.device)
+        warn_one_cycle_in_epochs(self.scheduler, epochs, train_loader)
         steps_before = len(self.learning_rates)
         if seed is not None:
             seed = check_seed(seed)
@@ -466,7 +433,7 @@ class Trainer:
         if math.isfinite(loss):
             return
         bar.close()
-        raise FloatingPointError(_nan_loss_message(which, loss, self.epochs, loader))
+        raise FloatingPointError(nan_loss_message(which, loss, self.epochs, loader))
 
     @staticmethod
     def _warn_idle_steps(rates: list[float]) -> None:
@@ -493,11 +460,11 @@ class Trainer:
                 after the first input (``need_weights`` passed positionally).
             ValueError: the model was moved off the Trainer's device.
         """
-        _check_inputs(inputs)
-        _check_model_device(self.model, self.device)
+        check_inputs(inputs)
+        check_model_device(self.model, self.device)
         with evaluating(self.model):
-            output = self.model(*_to(inputs, self.device), **kwargs)
-        return _to(output, torch.device("cpu"))
+            output = self.model(*to_device(inputs, self.device), **kwargs)
+        return to_device(output, torch.device("cpu"))
 
     def save_checkpoint(self, path: str | os.PathLike) -> None:
         """Save model, optimizer, scheduler and the histories (plain tensors and numbers), so
@@ -513,7 +480,7 @@ class Trainer:
             FileExistsError: ``path`` is a file that is not a checkpoint (not written by
                 ``torch.save``): it is not overwritten.
         """
-        path = _check_path(path)
+        path = check_path(path)
         if path.is_dir():
             raise IsADirectoryError(
                 f"{path} is a folder: pass a file path inside it, e.g. {path / 'checkpoint.pt'}"
@@ -560,7 +527,7 @@ class Trainer:
                 configuration, another optimizer, or saved with(out) a scheduler where this
                 Trainer has none (one).
         """
-        path = _check_path(path)
+        path = check_path(path)
         if path.is_dir():
             found = sorted(p.name for p in path.glob("*.pt"))[:3]
             raise IsADirectoryError(
@@ -587,7 +554,7 @@ class Trainer:
             raise ValueError(
                 f"{path} is not a checkpoint written by save_checkpoint: {err}"
             ) from err
-        _check_checkpoint(self, path, state)
+        check_checkpoint(self, path, state)
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
         if self.scheduler is not None:

@@ -30,13 +30,16 @@ import torch
 from torch.utils.data import TensorDataset
 
 from course_lib._foreign_names import explains_bad_calls, explains_class
+from course_lib._trajectory_checks import TO_LATLON as _TO_LATLON
+from course_lib._trajectory_checks import UNPACK as _UNPACK
 from course_lib._trajectory_checks import FittedMethod as _FittedMethod
 from course_lib._trajectory_checks import pair as _pair
 from course_lib._trajectory_checks import refuse_pair as _refuse_pair
 from course_lib._trajectory_checks import same_batch as _same_batch
+from course_lib._trajectory_checks import sklearn_habits as _sklearn_habits
 from course_lib._trajectory_checks import track as _track
-from course_lib._validate import check_type, type_name, warn_user
-from course_lib.geo import _as_array, from_local, haversine, to_local
+from course_lib._validate_basics import check_type, type_name, warn_user
+from course_lib.geo import as_array, from_local, haversine, to_local
 
 __all__ = [
     "relative_metres",
@@ -52,28 +55,6 @@ __all__ = [
     "HeadingFrameLinear",
     "HeadingFrameQuadratic",
 ]
-
-#: What scikit-learn's method names are here (an AttributeError says so).
-_TO_LATLON = "predictions go back to positions with features.to_latlon(predicted, observed)"
-
-
-def _sklearn_habits(cls: str) -> dict[str, str]:
-    """A fitted baseline's foreign method names -> how it is called here."""
-    call = (
-        "that is scikit-learn's way; a fitted baseline is called directly on the observed "
-        f"fixes, predicted = baseline(observed) -> [lat, lon] (N, T, 2), after baseline = "
-        f"{cls}.fit(observed, future)"
-    )
-    habits = dict.fromkeys(("predict", "forward", "transform", "fit_predict"), call)
-    habits["score"] = "score it with ade_fde(baseline(observed), future) (errors in metres)"
-    return habits
-
-
-#: What a ``fit(observed, future)`` given the pair whole (or three arrays) adds.
-_UNPACK = (
-    "pass the (observed, future) pair unpacked, with *: fit(*train), where train = "
-    "(observed, future) of the training trajectories"
-)
 
 
 @explains_bad_calls()
@@ -151,7 +132,7 @@ class Standardizer:
                 "classmethod: scaler = Standardizer.fit(train_x) (not Standardizer(train_x), "
                 "nor Standardizer().fit(train_x)); then scaler.transform(x) for any split."
             )
-        self.mean, self.std = _as_array(mean, "mean"), _as_array(std, "std")
+        self.mean, self.std = as_array(mean, "mean"), as_array(std, "std")
         if self.mean.ndim != 1 or self.mean.shape != self.std.shape:
             raise ValueError(
                 f"mean and std must be (F,), one value per feature, got {self.mean.shape} and "
@@ -171,7 +152,7 @@ class Standardizer:
             ValueError: ``x`` without samples and features, holding NaN, or with a constant
                 feature.
         """
-        a = _as_array(x, "x")
+        a = as_array(x, "x")
         if a.ndim < 2 or a.size == 0:
             raise ValueError(f"fit needs samples and features (..., F), got shape {a.shape}")
         if not np.all(np.isfinite(a)):
@@ -186,7 +167,7 @@ class Standardizer:
         return cls(flat.mean(axis=0), std)
 
     def _check(self, x, name: str = "x") -> np.ndarray:
-        a = _as_array(x, name)
+        a = as_array(x, name)
         if a.shape[-1:] != self.mean.shape:
             raise ValueError(
                 f"expected {self.mean.shape[0]} features in the last dimension, got shape "
@@ -266,7 +247,7 @@ class TrajectoryFeatures:
                 trajectories (``observed`` first: the arguments swapped), or NaN.
         """
         seen = _track(observed, "observed", 2)
-        pred = _as_array(predicted, "predicted")
+        pred = as_array(predicted, "predicted")
         if pred.ndim != 3 or pred.shape[0] != seen.shape[0] or pred.shape[-1] != 2:
             swapped = " The order is to_latlon(predicted, observed)." if pred.ndim == 3 else ""
             raise ValueError(
@@ -388,7 +369,7 @@ def stay(observed, horizon: int) -> np.ndarray:
 def _extrapolation(observed, times, min_fixes: int) -> tuple[np.ndarray, np.ndarray]:
     """Fixes ``(N, S, 3)`` and the seconds ``(N, T)`` from the last one to each of ``times``."""
     seen = _track(observed, "observed")
-    when = _as_array(times, "times")
+    when = as_array(times, "times")
     if when.ndim == 3:
         raise ValueError(
             f"times must be the (N, T) timestamps to predict at, got {when.shape}: pass the "
@@ -493,7 +474,7 @@ class HeadingFrameLinear:
     """
 
     def __init__(self, weights: np.ndarray, observed_fixes: int) -> None:
-        self.weights = _as_array(weights, "weights")  # (design columns, 2 T)
+        self.weights = as_array(weights, "weights")  # (design columns, 2 T)
         if (
             self.weights.ndim != 2
             or isinstance(observed_fixes, bool)

@@ -30,7 +30,7 @@ import torch
 from torch import Tensor
 
 from course_lib._foreign_names import explains_bad_calls, explains_class, not_subscriptable
-from course_lib._validate import check_positive_int, check_type, type_name
+from course_lib._validate_basics import check_positive_int, check_type, type_name
 from course_lib.tatoeba import normalize
 
 __all__ = [

@@ -203,7 +203,7 @@ def test_pytorchs_fused_attention_agrees_with_every_mask_form_in_the_opposite_po
 
 
 def test_a_tutorial_causal_mask_of_floats_warns_instead_of_silently_blocking_nothing():
-    from course_lib._validate import MaskWarning
+    from course_lib._validate_basics import MaskWarning
 
     q = torch.randn(1, 4, 8)
     tril = torch.tril(torch.ones(4, 4))  # 1 = may attend, as many tutorials build it
@@ -267,7 +267,7 @@ def test_modules_refuse_a_query_without_its_length_axis(module):
 
 
 def test_the_fused_functions_polarity_warns():
-    from course_lib._validate import MaskWarning
+    from course_lib._validate_basics import MaskWarning
 
     q, k, v = (torch.randn(2, 4, 6, 16) for _ in range(3))
     with pytest.warns(MaskWarning, match=r"True on and below the diagonal.*causal_mask\(6\)"):

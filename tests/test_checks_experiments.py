@@ -293,24 +293,24 @@ def test_what_a_plateau_scheduler_is_stepped_with_is_read_where_the_rates_agree(
 
     from torch.optim.lr_scheduler import ReduceLROnPlateau
 
-    from course_lib.checks._recipes import _Run, _watching
-    from course_lib.checks._training_problems import _plateau_steps_problem
+    from course_lib.checks._recipes import Run, watching
+    from course_lib.checks._training_problems import plateau_steps_problem
 
     original = ReduceLROnPlateau.__dict__["step"]
     optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.01)
     train, val = [0.5, 0.4, 0.3], [0.6, 0.55, 0.56]
-    with _watching() as watch:
+    with watching() as watch:
         scheduler = ReduceLROnPlateau(optimizer, factor=0.3, patience=5)
         for loss in train:
             scheduler.step(torch.tensor(loss))
     assert ReduceLROnPlateau.__dict__["step"] is original  # the class's own step is back
     assert watch.plateau_steps(optimizer) == pytest.approx(train)
     trainer = SimpleNamespace(losses=train, val_losses=val)
-    run = _Run(trainer, None, [0.01] * 3, watch.plateau_steps(optimizer))
-    assert "trainer.losses[-1]" in _plateau_steps_problem(run)
-    assert "plateau.step(trainer.val_losses[-1])" in _plateau_steps_problem(run)
-    assert _plateau_steps_problem(_Run(trainer, None, [0.01] * 3, val)) is None
-    assert _plateau_steps_problem(_Run(trainer, None, [0.01] * 3, [])) is None
+    run = Run(trainer, None, [0.01] * 3, watch.plateau_steps(optimizer))
+    assert "trainer.losses[-1]" in plateau_steps_problem(run)
+    assert "plateau.step(trainer.val_losses[-1])" in plateau_steps_problem(run)
+    assert plateau_steps_problem(Run(trainer, None, [0.01] * 3, val)) is None
+    assert plateau_steps_problem(Run(trainer, None, [0.01] * 3, [])) is None
 
 
 @pytest.mark.parametrize("check", list(ANSWERS), ids=lambda c: c.__name__)

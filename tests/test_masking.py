@@ -211,7 +211,7 @@ def test_masks_take_one_size_and_a_device_by_name(size):
 
 
 def test_a_window_longer_than_the_sequence_warns():
-    from course_lib._validate import MaskWarning
+    from course_lib._validate_basics import MaskWarning
     from course_lib.masking import sliding_window_mask
 
     with pytest.warns(

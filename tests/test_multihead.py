@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from course_lib._validate import MaskWarning
+from course_lib._validate_basics import MaskWarning
 from course_lib.masking import causal_mask, padding_mask
 from course_lib.multihead import MultiHeadAttention
 

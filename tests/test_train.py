@@ -1041,3 +1041,59 @@ def test_a_schedule_in_epochs_warns_that_the_trainer_steps_per_batch(build, matc
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         Trainer(model, nn.MSELoss(), optimizer, "cpu", scheduler=in_steps)
+
+
+def one_cycle_trainer(total_steps):
+    torch.manual_seed(0)
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, 0.1, total_steps=total_steps)
+    return Trainer(model, nn.MSELoss(), optimizer, "cpu", scheduler=scheduler)
+
+
+def test_a_one_cycle_counted_in_epochs_is_said_before_the_first_batch():
+    train, _ = toy_loaders()  # 8 batches an epoch
+    trainer = one_cycle_trainer(total_steps=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(
+            UserWarning,
+            match=r"OneCycleLR's total_steps=3 but this fit makes 3 \* 8 = 24 optimiser steps"
+            r".*after every batch.*total_steps=epochs \* len\(train_loader\)",
+        ):
+            trainer.fit(train, epochs=3, progress=False)
+    assert trainer.epochs == 0 and trainer.learning_rates == []  # before any training
+    with pytest.warns(UserWarning, match="total_steps=3"):  # then PyTorch's own error
+        with pytest.raises(ValueError, match="total steps"):
+            one_cycle_trainer(total_steps=3).fit(train, epochs=3, progress=False)
+
+
+def test_a_one_cycle_counted_in_batches_is_not_warned_about():
+    train, _ = toy_loaders()
+    trainer = one_cycle_trainer(total_steps=3 * len(train))  # the near miss: exactly right
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        trainer.fit(train, epochs=3, progress=False)
+    assert len(trainer.learning_rates) == 3 * len(train)
+
+
+class Unsized:
+    """Batches without a length: a fit's steps are at least one per epoch."""
+
+    def __init__(self, loader):
+        self.loader = loader
+
+    def __iter__(self):
+        return iter(self.loader)
+
+
+def test_a_one_cycle_over_a_loader_without_length_warns_only_when_it_is_decided():
+    train, _ = toy_loaders()
+    with pytest.warns(UserWarning, match=r"total_steps=2 but this fit makes at least 3"):
+        with pytest.raises(ValueError, match="total steps"):
+            one_cycle_trainer(total_steps=2).fit(Unsized(train), epochs=3, progress=False)
+    trainer = one_cycle_trainer(total_steps=3)  # one batch an epoch would fit: undecided
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        trainer.fit(Unsized([next(iter(train))]), epochs=3, progress=False)
+    assert len(trainer.learning_rates) == 3

@@ -4,13 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from course_lib._validate import (
-    check_attention_inputs,
-    check_mask,
-    check_non_negative_int,
-    check_positive_int,
-    check_width,
-)
+from course_lib._validate_attention import check_attention_inputs, check_mask, check_width
+from course_lib._validate_basics import check_non_negative_int, check_positive_int
 
 
 def test_integer_checks_refuse_bools_floats_and_strings():
@@ -67,7 +62,8 @@ def test_check_attention_inputs_with_and_without_the_modules_widths():
 
 
 def test_a_float_mask_of_zeros_and_ones_warns_at_the_users_line_and_says_what_was_meant():
-    from course_lib._validate import MaskWarning, check_mask_values
+    from course_lib._validate_attention import check_mask_values
+    from course_lib._validate_basics import MaskWarning
 
     tril = torch.tril(torch.ones(4, 4))  # the tutorials' causal mask, 1 = may attend
     with pytest.warns(MaskWarning, match=r"float mask of 0s and 1s.*block nothing") as record:
@@ -85,7 +81,7 @@ def test_a_float_mask_of_zeros_and_ones_warns_at_the_users_line_and_says_what_wa
 
 
 def test_a_padding_row_that_blocks_everything_asks_polarity():
-    from course_lib._validate import check_key_padding_mask
+    from course_lib._validate_attention import check_key_padding_mask
 
     inverted = torch.tensor([[True, True, True], [True, False, False]])  # True = real token
     with pytest.raises(
@@ -116,7 +112,7 @@ def test_a_padding_row_that_blocks_everything_asks_polarity():
     ],
 )
 def test_key_padding_mask_mistakes_are_named(mask, match):
-    from course_lib._validate import check_key_padding_mask
+    from course_lib._validate_attention import check_key_padding_mask
 
     with pytest.raises((TypeError, ValueError), match=match):
         check_key_padding_mask(mask, "kpm", 2, 3)

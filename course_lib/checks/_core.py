@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from course_lib._validate import shape_str
+from course_lib._validate_basics import shape_str
 from course_lib.checks import _masks as masks
 from course_lib.checks._describe import (
     as_number,

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from course_lib._validate import shape_str, type_name
+from course_lib._validate_basics import shape_str, type_name
 
 
 def describe(value: object) -> str:

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from course_lib._validate import shape_str
+from course_lib._validate_basics import shape_str
 
 # -- values ------------------------------------------------------------------------------------
 
@@ -91,7 +91,7 @@ def value_hint(got: Tensor, expected: Tensor) -> str:
             f"Every value is the reference's {word} {abs(offset):.4g}: a constant added or "
             "missing (a bias, an offset, a count that starts at 1?)"
         )
-    hint = _affine_hint(g, e, scale)
+    hint = affine_hint(g, e, scale)
     if hint:
         return hint
     agree = torch.isclose(g, e, rtol=1e-4, atol=1e-5 * max(1.0, scale))
@@ -165,7 +165,7 @@ def _softmax_hint(g: Tensor, e: Tensor) -> str:
     )
 
 
-def _affine_hint(g: Tensor, e: Tensor, scale: float) -> str:
+def affine_hint(g: Tensor, e: Tensor, scale: float) -> str:
     """Whether every column (last axis) of ``g`` is ``a * e + b``, ``a`` and ``b`` its own."""
     if e.ndim < 1 or e.numel() // e.shape[-1] < 4:
         return ""

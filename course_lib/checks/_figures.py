@@ -12,18 +12,18 @@ from matplotlib.figure import Figure
 from course_lib.checks._core import CheckFailed, case_generator, variant
 from course_lib.checks._describe import describe
 
-_FIG = "the matplotlib Figure (fig)"
+FIG = "the matplotlib Figure (fig)"
 
 
-def _figure(got, name: str) -> list[Axes]:
+def figure_axes(got, name: str) -> list[Axes]:
     """The visible axes of the figure a plotting answer returned; the figure is closed."""
     if not isinstance(got, Figure):
-        raise CheckFailed(f"{name} should return {_FIG}, got {describe(got)}")
+        raise CheckFailed(f"{name} should return {FIG}, got {describe(got)}")
     plt.close(got)  # read back, not shown a second time
     return [ax for ax in got.axes if ax.get_visible()]
 
 
-def _drawn(ax: Axes, xy: np.ndarray, atol: float = 0.5) -> bool:
+def has_line_through(ax: Axes, xy: np.ndarray, atol: float = 0.5) -> bool:
     """Whether a line of ``ax`` passes through the points ``xy`` ``(L, 2)``, in order."""
     for line in ax.get_lines():
         try:
@@ -36,7 +36,7 @@ def _drawn(ax: Axes, xy: np.ndarray, atol: float = 0.5) -> bool:
     return False
 
 
-def _metric_map(ax: Axes, name: str) -> None:
+def metric_map(ax: Axes, name: str) -> None:
     """Equal axes, labelled in metres."""
     if ax.get_aspect() not in ("equal", 1.0):
         raise CheckFailed(
@@ -47,14 +47,18 @@ def _metric_map(ax: Axes, name: str) -> None:
         raise CheckFailed(f"{name}: label both axes with their unit, e.g. 'east (m)'")
 
 
-def _missing(ax: Axes, xy: np.ndarray, degrees: np.ndarray, what: str, name: str) -> CheckFailed:
+def missing_track(
+    ax: Axes, xy: np.ndarray, degrees: np.ndarray, what: str, name: str
+) -> CheckFailed:
     """The error for a track that is not on the map, naming the likely cause."""
-    if _drawn(ax, xy[:, ::-1]):
+    if has_line_through(ax, xy[:, ::-1]):
         return CheckFailed(
             f"{name}: the {what} are drawn with east and north swapped: "
             "x is east (metres), y is north"
         )
-    if _drawn(ax, degrees, atol=1e-9) or _drawn(ax, degrees[:, ::-1], atol=1e-9):
+    if has_line_through(ax, degrees, atol=1e-9) or has_line_through(
+        ax, degrees[:, ::-1], atol=1e-9
+    ):
         return CheckFailed(
             f"{name}: the {what} are drawn in degrees: convert them to metres with to_local first"
         )
@@ -64,7 +68,7 @@ def _missing(ax: Axes, xy: np.ndarray, degrees: np.ndarray, what: str, name: str
     )
 
 
-def _shuffled(seed: int, observed, future):
+def maybe_shuffled(seed: int, observed, future):
     """``observed`` and ``future`` as given, or inside ``unseen_cases`` with their
     trajectories in a random order, so the first ``n`` are other ones."""
     if not variant():

@@ -3,7 +3,7 @@
 The settings the three recipes share; the watch that records, while a function runs, the
 training batches, validation batches and first weights of every model of the course's two
 kinds and the learning rate of every optimizer step; one training as the check saw it
-(:class:`_Run`); and each recipe's reference training on given data and device, kept for the
+(:class:`Run`); and each recipe's reference training on given data and device, kept for the
 session.
 """
 
@@ -93,7 +93,8 @@ class _Watch:
 
 
 @contextlib.contextmanager
-def _watching() -> Iterator[_Watch]:
+def watching() -> Iterator[_Watch]:
+    """The block in which every training is watched (see ``_Watch``)."""
     watch = _Watch()
     handles = [
         nn.modules.module.register_module_forward_pre_hook(watch.on_forward),
@@ -119,7 +120,7 @@ def _watching() -> Iterator[_Watch]:
 
 
 @dataclass
-class _Run:
+class Run:
     """One training as the check saw it."""
 
     trainer: Trainer
@@ -149,7 +150,9 @@ class _Run:
 
 
 @dataclass(frozen=True)
-class _Recipe:
+class Recipe:
+    """An exercise's training: the student's function, its model and the reference fit."""
+
     name: str  # the student's function
     args: tuple  # what it is called with
     epochs: int
@@ -184,7 +187,9 @@ def _fit(trainer: Trainer, train_set, val_set, epochs: int, plateau: bool) -> Tr
     return trainer
 
 
-def _recipe(name: str, args: tuple, epochs: int, seed: int, build, plateau=False) -> _Recipe:
+def make_recipe(name: str, args: tuple, epochs: int, seed: int, build, plateau=False) -> Recipe:
+    """The recipe whose reference trains ``build()`` with Adam and the MSE loss."""
+
     def train(train_set, val_set, device) -> Trainer:
         torch.manual_seed(seed)
         model = build()
@@ -192,7 +197,7 @@ def _recipe(name: str, args: tuple, epochs: int, seed: int, build, plateau=False
         trainer = Trainer(model, nn.MSELoss(), optimizer, device)
         return _fit(trainer, train_set, val_set, epochs, plateau)
 
-    return _Recipe(name, args, epochs, seed, build, train, plateau)
+    return Recipe(name, args, epochs, seed, build, train, plateau)
 
 
 def _fingerprint(dataset) -> str | None:
@@ -206,19 +211,19 @@ def _fingerprint(dataset) -> str | None:
     return digest.hexdigest()
 
 
-_REFERENCES: dict[tuple, _Run] = {}
+_REFERENCES: dict[tuple, Run] = {}
 
 
-def _reference(recipe: _Recipe, train_set, val_set, device: torch.device) -> _Run:
+def reference_run(recipe: Recipe, train_set, val_set, device: torch.device) -> Run:
     """The recipe trained on these data and this device; kept for the session (the last 8)."""
     data = (_fingerprint(train_set), _fingerprint(val_set))
     key = (recipe.name, recipe.args, str(device), *data)
     if None not in data and key in _REFERENCES:
         return _REFERENCES[key]
-    with _watching() as watch:
+    with watching() as watch:
         trainer = recipe.train(train_set, val_set, device)
     seen = watch.model(trainer.model)
-    run = _Run(trainer, seen, watch.rates(trainer.optimizer))
+    run = Run(trainer, seen, watch.rates(trainer.optimizer))
     if None not in data:
         _REFERENCES[key] = run
         while len(_REFERENCES) > 8:
@@ -226,7 +231,8 @@ def _reference(recipe: _Recipe, train_set, val_set, device: torch.device) -> _Ru
     return run
 
 
-def _first_weights(recipe: _Recipe, seed: int) -> dict[str, Tensor]:
+def first_weights(recipe: Recipe, seed: int) -> dict[str, Tensor]:
+    """The recipe's model's weights when built right after ``torch.manual_seed(seed)``."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         return {k: v.detach().clone() for k, v in recipe.build().state_dict().items()}

@@ -14,13 +14,14 @@ from torch import nn
 
 from course_lib.checks._core import CheckFailed
 from course_lib.checks._describe import describe
-from course_lib.checks._recipes import LR, _Recipe
+from course_lib.checks._recipes import LR, Recipe
 from course_lib.points_transformer import SelfAttentionConfig, SelfAttentionEncoderDecoder
 from course_lib.seq2seq import Decoder
 from course_lib.train import Trainer
 
 
-def _a_trainer(recipe: _Recipe, got) -> Trainer:
+def a_trainer(recipe: Recipe, got) -> Trainer:
+    """What the student's function returned, if a Trainer; else :class:`CheckFailed`."""
     __tracebackhide__ = True
     if isinstance(got, Trainer):
         return got
@@ -68,7 +69,7 @@ def _config_problem(config: SelfAttentionConfig, expected: SelfAttentionConfig) 
     return None
 
 
-def _model_problem(recipe: _Recipe, model: nn.Module) -> str | None:
+def model_problem(recipe: Recipe, model: nn.Module) -> str | None:
     """What differs between the trained model and the recipe's, in words; None if nothing."""
     expected = recipe.build()
     if not isinstance(model, type(expected)):
@@ -106,7 +107,7 @@ def _model_problem(recipe: _Recipe, model: nn.Module) -> str | None:
     return None
 
 
-def _setup_problem(recipe: _Recipe, trainer: Trainer) -> str | None:
+def setup_problem(recipe: Recipe, trainer: Trainer) -> str | None:
     """The optimizer, the loss and the Trainer's options, against the recipe's."""
     optimizer = trainer.optimizer
     if type(optimizer) is not torch.optim.Adam:
@@ -147,7 +148,8 @@ def _setup_problem(recipe: _Recipe, trainer: Trainer) -> str | None:
     return None
 
 
-def _epochs_problem(recipe: _Recipe, trainer: Trainer) -> str | None:
+def epochs_problem(recipe: Recipe, trainer: Trainer) -> str | None:
+    """What is wrong with the number of epochs trained and validated, or None."""
     got, trained, e = len(trainer.val_losses), len(trainer.losses), recipe.epochs
     if trained and not got:
         return (

@@ -16,9 +16,9 @@ from course_lib.checks._recipes import (
     FACTOR,
     LR,
     PATIENCE,
-    _first_weights,
-    _Recipe,
-    _Run,
+    Recipe,
+    Run,
+    first_weights,
 )
 
 RTOL = 1e-5  # validation losses agree within this relative difference
@@ -28,7 +28,8 @@ def _same_weights(got: dict[str, Tensor], expected: dict[str, Tensor]) -> bool:
     return got.keys() == expected.keys() and all(torch.equal(got[k], expected[k]) for k in expected)
 
 
-def _first_difference(got: list[float], expected: list[float]) -> int | None:
+def first_difference(got: list[float], expected: list[float]) -> int | None:
+    """The first epoch whose losses differ beyond ``RTOL``, or None."""
     for e, (a, b) in enumerate(zip(got, expected, strict=True)):
         if not math.isclose(a, b, rel_tol=RTOL, abs_tol=1e-12):
             return e
@@ -48,13 +49,14 @@ def _plateau_rates(losses: list[float]) -> list[float]:
     return rates
 
 
-def _weights_problem(recipe: _Recipe, first: dict[str, Tensor]) -> str | None:
-    if _same_weights(first, _first_weights(recipe, recipe.seed)):
+def weights_problem(recipe: Recipe, first: dict[str, Tensor]) -> str | None:
+    """What is wrong with the model's first weights (its seed), or None."""
+    if _same_weights(first, first_weights(recipe, recipe.seed)):
         return None
     building = type(recipe.build()).__name__
     others = [43, 42, 23, 0] if variant() else [42, 0]
     for seed in others:
-        if seed != recipe.seed and _same_weights(first, _first_weights(recipe, seed)):
+        if seed != recipe.seed and _same_weights(first, first_weights(recipe, seed)):
             return (
                 f"the model starts from the weights of torch.manual_seed({seed}), the recipe "
                 f"from those of torch.manual_seed({recipe.seed}): seed with "
@@ -67,7 +69,8 @@ def _weights_problem(recipe: _Recipe, first: dict[str, Tensor]) -> str | None:
     )
 
 
-def _batches_problem(recipe: _Recipe, run: _Run, ref: _Run, train_set) -> str | None:
+def batches_problem(recipe: Recipe, run: Run, ref: Run, train_set) -> str | None:
+    """What is wrong with the training batches (size, inputs, number, order), or None."""
     got, expected = run.sources, ref.sources
     if got and expected and len(got[0]) != len(expected[0]):
         return (
@@ -129,7 +132,7 @@ def _batches_problem(recipe: _Recipe, run: _Run, ref: _Run, train_set) -> str | 
     )
 
 
-def _validation_problem(recipe: _Recipe, run: _Run, ref: _Run) -> str | None:
+def validation_problem(recipe: Recipe, run: Run, ref: Run) -> str | None:
     """Whether the model was validated on ``val_set`` (its sequences, in any order)."""
     got, expected = run.validated(recipe.epochs), ref.validated(recipe.epochs)  # (N, S, F)
     # each sequence flattened to a row, (N, S * F), and compared as a set of rows
@@ -144,10 +147,10 @@ def _validation_problem(recipe: _Recipe, run: _Run, ref: _Run) -> str | None:
 
 
 def _matches(got: list[float], losses: list[float]) -> bool:
-    return len(got) == len(losses) > 0 and _first_difference(got, losses) is None
+    return len(got) == len(losses) > 0 and first_difference(got, losses) is None
 
 
-def _plateau_steps_problem(run: _Run) -> str | None:
+def plateau_steps_problem(run: Run) -> str | None:
     """For the plateau: a ``ReduceLROnPlateau`` stepped with the training losses, read from
     the values it was given (the rates alone cannot tell where both losses plateau at the
     same epochs)."""
@@ -161,7 +164,7 @@ def _plateau_steps_problem(run: _Run) -> str | None:
     )
 
 
-def _rates_problem(recipe: _Recipe, run: _Run, ref: _Run, first_loss: int | None) -> str | None:
+def rates_problem(recipe: Recipe, run: Run, ref: Run, first_loss: int | None) -> str | None:
     """For the plateau: the learning rate after each epoch, against the recipe's."""
     e = recipe.epochs
     if not run.rates:
@@ -172,7 +175,7 @@ def _rates_problem(recipe: _Recipe, run: _Run, ref: _Run, first_loss: int | None
             f"Adam(model.parameters(), lr={LR})"
         )
     got, expected = run.rate_after(e), ref.rate_after(e)
-    wrong = _first_difference(got, expected)
+    wrong = first_difference(got, expected)
     if wrong is None or (first_loss is not None and first_loss <= wrong):
         return None  # the rates follow the losses: the losses part first
     cuts = [i + 1 for i in range(e) if got[i] < (got[i - 1] if i else LR) * (1 - 1e-9)]

@@ -12,7 +12,7 @@ from torch import Tensor
 from course_lib.vocab import PAD, SOS
 
 
-def _positions(
+def sinusoid_table(
     s: int, d: int, start: int = 0, exponent: int = 2, concatenated: bool = False
 ) -> Tensor:
     """``(S, D)`` sines and cosines of positions ``start ..``, even ``D``; the defaults give
@@ -29,7 +29,7 @@ def _positions(
 _NEW_WORDS = ("mange", "souris", "rouge", "court")
 
 
-def _unseen_sentences(words: list[str], g: torch.Generator) -> list[tuple[str, int]]:
+def unseen_sentences(words: list[str], g: torch.Generator) -> list[tuple[str, int]]:
     """Two ``(sentence, d_model)`` cases for ``unseen_cases``: one to five words of ``words``
     or of :data:`_NEW_WORDS` (unknown ones), at an even width of at least 4."""
     pool = [*words, *_NEW_WORDS]
@@ -42,7 +42,7 @@ def _unseen_sentences(words: list[str], g: torch.Generator) -> list[tuple[str, i
     return cases
 
 
-def _unseen_shapes(g: torch.Generator) -> list[tuple[int, int, int, int, int]]:
+def unseen_shapes(g: torch.Generator) -> list[tuple[int, int, int, int, int]]:
     """Two ``(B, Lq, Lk, D, H)`` cases for ``unseen_cases``; ``D`` is a multiple of ``H``."""
     cases = []
     for _ in range(2):
@@ -51,7 +51,7 @@ def _unseen_shapes(g: torch.Generator) -> list[tuple[int, int, int, int, int]]:
     return cases
 
 
-def _an_int(n: object) -> bool:
+def an_int(n: object) -> bool:
     """A Python or NumPy integer, or a 0-dim integer tensor; not a bool."""
     if isinstance(n, (bool, np.bool_)) or (isinstance(n, Tensor) and n.dtype == torch.bool):
         return False
@@ -62,7 +62,7 @@ def _an_int(n: object) -> bool:
     return True
 
 
-def _target_inputs(lengths: list[int], t: int, g: torch.Generator) -> Tensor:
+def target_inputs(lengths: list[int], t: int, g: torch.Generator) -> Tensor:
     """Decoder inputs ``(B, T)``: ``<sos>``, random word ids, then ``<pad>`` after each length."""
     tokens = torch.randint(4, 20, (len(lengths), t), generator=g)
     tokens[:, 0] = SOS
@@ -70,7 +70,7 @@ def _target_inputs(lengths: list[int], t: int, g: torch.Generator) -> Tensor:
     return tokens
 
 
-def _unseen_lengths(g: torch.Generator) -> list[tuple[list[int], int]]:
+def unseen_lengths(g: torch.Generator) -> list[tuple[list[int], int]]:
     """Two ``(lengths, T)`` cases for ``unseen_cases``: B of 1 to 5 sentences, T of 2 to 7
     steps, the longest sentence filling them."""
     cases = []

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from course_lib._foreign_names import explains_bad_calls
-from course_lib._validate import shape_str
+from course_lib._validate_basics import shape_str
 from course_lib.attention import scaled_dot_product_attention
 from course_lib.checks._core import (
     ATOL,

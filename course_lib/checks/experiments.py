@@ -32,20 +32,20 @@ import torch
 
 from course_lib._foreign_names import explains_bad_calls
 from course_lib.checks._core import CheckFailed, call_student, case_generator, variant
-from course_lib.checks._recipes import _Recipe, _recipe, _reference, _Run, _watching
+from course_lib.checks._recipes import Recipe, Run, make_recipe, reference_run, watching
 from course_lib.checks._setup_problems import (
-    _a_trainer,
-    _epochs_problem,
-    _model_problem,
-    _setup_problem,
+    a_trainer,
+    epochs_problem,
+    model_problem,
+    setup_problem,
 )
 from course_lib.checks._training_problems import (
-    _batches_problem,
-    _first_difference,
-    _plateau_steps_problem,
-    _rates_problem,
-    _validation_problem,
-    _weights_problem,
+    batches_problem,
+    first_difference,
+    plateau_steps_problem,
+    rates_problem,
+    validation_problem,
+    weights_problem,
 )
 from course_lib.points_transformer import SelfAttentionConfig, SelfAttentionEncoderDecoder
 from course_lib.seq2seq import EncoderDecoder, Seq2SeqConfig
@@ -72,7 +72,7 @@ def _item_size(dataset) -> int | None:
     return len(item) if isinstance(item, (tuple, list)) else None
 
 
-def _swapped_sets(recipe: _Recipe, train_set, val_set) -> None:
+def _swapped_sets(recipe: Recipe, train_set, val_set) -> None:
     """:class:`CheckFailed` where the check was given the validation set first."""
     __tracebackhide__ = True
     if (_item_size(train_set), _item_size(val_set)) == (2, 3):
@@ -85,20 +85,20 @@ def _swapped_sets(recipe: _Recipe, train_set, val_set) -> None:
         )
 
 
-def _check(recipe: _Recipe, fn: Callable, train_set, val_set) -> Trainer:
+def _check(recipe: Recipe, fn: Callable, train_set, val_set) -> Trainer:
     """Everything the three checks share; returns the student's Trainer once it agrees."""
     __tracebackhide__ = True
     _swapped_sets(recipe, train_set, val_set)
     call = recipe.call
     cuda = list(range(torch.cuda.device_count()))
     with torch.random.fork_rng(devices=cuda):  # the reader's random numbers stay as they were
-        with contextlib.redirect_stdout(io.StringIO()), _watching() as watch:
-            got = call_student(fn, recipe.name, *recipe.args, none_ok=True)  # _a_trainer says
-        trainer = _a_trainer(recipe, got)
+        with contextlib.redirect_stdout(io.StringIO()), watching() as watch:
+            got = call_student(fn, recipe.name, *recipe.args, none_ok=True)  # a_trainer says
+        trainer = a_trainer(recipe, got)
         for problem in (
-            _model_problem(recipe, trainer.model),
-            _epochs_problem(recipe, trainer),
-            _setup_problem(recipe, trainer),
+            model_problem(recipe, trainer.model),
+            epochs_problem(recipe, trainer),
+            setup_problem(recipe, trainer),
         ):
             if problem is not None:
                 raise CheckFailed(f"{call}: {problem}")
@@ -108,22 +108,22 @@ def _check(recipe: _Recipe, fn: Callable, train_set, val_set) -> Trainer:
                 f"{call}: the returned Trainer's model was not trained inside {recipe.name}: "
                 "build the model and the Trainer in the function and call trainer.fit there"
             )
-        run = _Run(
+        run = Run(
             trainer, seen, watch.rates(trainer.optimizer), watch.plateau_steps(trainer.optimizer)
         )
-        problem = _weights_problem(recipe, seen.first)
+        problem = weights_problem(recipe, seen.first)
         if problem is None:
-            ref = _reference(recipe, train_set, val_set, trainer.device)
-            problem = _batches_problem(recipe, run, ref, train_set)
+            ref = reference_run(recipe, train_set, val_set, trainer.device)
+            problem = batches_problem(recipe, run, ref, train_set)
         if problem is not None:
             raise CheckFailed(f"{call}: {problem}")
-    wrong = _first_difference(trainer.val_losses, ref.trainer.val_losses)
+    wrong = first_difference(trainer.val_losses, ref.trainer.val_losses)
     if recipe.plateau:
-        problem = _plateau_steps_problem(run) or _rates_problem(recipe, run, ref, wrong)
+        problem = plateau_steps_problem(run) or rates_problem(recipe, run, ref, wrong)
         if problem is not None:
             raise CheckFailed(f"{call}: {problem}")
     if wrong is not None:
-        problem = _validation_problem(recipe, run, ref)
+        problem = validation_problem(recipe, run, ref)
         if problem is not None:
             raise CheckFailed(f"{call}: {problem}")
         got, expected = trainer.val_losses[wrong], ref.trainer.val_losses[wrong]
@@ -167,7 +167,7 @@ def check_train_width(train_width: Callable, train_set, val_set) -> None:
     """
     __tracebackhide__ = True
     width = _drawn(80, 4, 7) if variant() else 3
-    recipe = _recipe(
+    recipe = make_recipe(
         "train_width",
         (width,),
         100,
@@ -196,7 +196,7 @@ def check_train_add_norm(train_add_norm: Callable, train_set, val_set) -> None:
     __tracebackhide__ = True
     seed = _drawn(81, 5, 40) if variant() else 43
     config = SelfAttentionConfig(positional=False, start="origin", add_norm="post")
-    recipe = _recipe(
+    recipe = make_recipe(
         "train_add_norm", (seed,), 60, seed, lambda: SelfAttentionEncoderDecoder(config)
     )
     _check(recipe, train_add_norm, train_set, val_set)
@@ -226,7 +226,7 @@ def check_train_on_plateau(train_on_plateau: Callable, train_set, val_set) -> No
         PLATEAU_UNSEEN[_drawn(82, 0, len(PLATEAU_UNSEEN) - 1)] if variant() else PLATEAU_CASE
     )
     config = SelfAttentionConfig(positional=True, start="last", add_norm=None)
-    recipe = _recipe(
+    recipe = make_recipe(
         "train_on_plateau",
         (seed, epochs),
         epochs,

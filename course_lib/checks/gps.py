@@ -16,7 +16,7 @@ import torch
 from torch import Tensor
 
 from course_lib._foreign_names import explains_bad_calls
-from course_lib._validate import shape_str
+from course_lib._validate_basics import shape_str
 from course_lib.checks._core import (
     CheckFailed,
     call_student,
@@ -29,7 +29,7 @@ from course_lib.checks._core import (
     variant,
 )
 from course_lib.checks._describe import describe
-from course_lib.checks._diagnose import _affine_hint
+from course_lib.checks._diagnose import affine_hint
 from course_lib.geo import EARTH_RADIUS_M, from_local, haversine, to_local
 from course_lib.gps import FLORENCE, city_trajectories
 from course_lib.trajectories import (
@@ -179,7 +179,7 @@ def _source_problem(
             "not from a fixed point such as FLORENCE, and standardise every item with the "
             "same training statistics"
         )
-    if _affine_hint(got[0].double(), expected, float(expected.abs().max())):
+    if affine_hint(got[0].double(), expected, float(expected.abs().max())):
         return (
             "holds metres from the last observed fix, but standardised with another mean "
             "and std, per feature: fit them on the training split only, over every "

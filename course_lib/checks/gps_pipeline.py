@@ -31,7 +31,14 @@ from course_lib.checks._core import (
     variant,
 )
 from course_lib.checks._describe import describe
-from course_lib.checks._figures import _FIG, _drawn, _figure, _metric_map, _missing, _shuffled
+from course_lib.checks._figures import (
+    FIG,
+    figure_axes,
+    has_line_through,
+    maybe_shuffled,
+    metric_map,
+    missing_track,
+)
 from course_lib.geo import to_local
 from course_lib.gps import FLORENCE
 from course_lib.points_transformer import SelfAttentionConfig, SelfAttentionEncoderDecoder
@@ -65,20 +72,20 @@ def check_plot_trajectories(plot_trajectories: Callable, observed, future, n: in
     on one map, in metres east and north of Florence's centre, with equal axes."""
     __tracebackhide__ = True
     name = "plot_trajectories"
-    observed, future = _shuffled(61, observed, future)
-    got = call_student(plot_trajectories, name, observed, future, n, returns=_FIG)
-    axes = _figure(got, name)
+    observed, future = maybe_shuffled(61, observed, future)
+    got = call_student(plot_trajectories, name, observed, future, n, returns=FIG)
+    axes = figure_axes(got, name)
     if len(axes) != 1:
         raise CheckFailed(f"{name}: draw every trajectory on one map (one axes), found {len(axes)}")
     ax = axes[0]
     for k in range(n):
         for what, track in (("observed fixes", observed[k]), ("future fixes", future[k])):
             xy = to_local(track[:, :2], FLORENCE)  # (L, 2) metres from the centre
-            if not _drawn(ax, xy):
-                raise _missing(ax, xy, track[:, :2], f"{what} of trajectory {k}", name)
-    if n < len(observed) and _drawn(ax, to_local(observed[n, :, :2], FLORENCE)):
+            if not has_line_through(ax, xy):
+                raise missing_track(ax, xy, track[:, :2], f"{what} of trajectory {k}", name)
+    if n < len(observed) and has_line_through(ax, to_local(observed[n, :, :2], FLORENCE)):
         raise CheckFailed(f"{name}: trajectory {n} is drawn too; draw the first n = {n} only")
-    _metric_map(ax, name)
+    metric_map(ax, name)
     print(f"✓ {name}: the {n} trajectories are on the map, in metres, with equal axes.")
 
 
@@ -382,14 +389,14 @@ def check_plot_predictions(plot_predictions: Callable, observed, future, n: int)
     """
     __tracebackhide__ = True
     name = "plot_predictions"
-    observed, future = _shuffled(62, observed, future)
+    observed, future = maybe_shuffled(62, observed, future)
     future, when = future[..., :2], future[..., 2]
     predictions = {
         "stay": stay(observed, future.shape[1]),
         "constant velocity": constant_velocity(observed, when),
     }
-    got = call_student(plot_predictions, name, observed, future, predictions, n, returns=_FIG)
-    axes = _figure(got, name)
+    got = call_student(plot_predictions, name, observed, future, predictions, n, returns=FIG)
+    axes = figure_axes(got, name)
     if len(axes) != n:
         raise CheckFailed(
             f"{name}: draw one panel per trajectory ({n}), found {len(axes)} "
@@ -401,14 +408,14 @@ def check_plot_predictions(plot_predictions: Callable, observed, future, n: int)
         tracks |= {f"{key!r} prediction": np.asarray(p)[k] for key, p in predictions.items()}
         for what, track in tracks.items():
             xy = to_local(track, origin)  # metres from the last observed fix
-            if not _drawn(ax, xy):
-                if _drawn(ax, to_local(track, FLORENCE)):
+            if not has_line_through(ax, xy):
+                if has_line_through(ax, to_local(track, FLORENCE)):
                     raise CheckFailed(
                         f"{name}: panel {k} is centred on Florence; centre each "
                         "panel on its trajectory's last observed fix"
                     )
-                raise _missing(ax, xy, track, f"{what} (panel {k})", name)
-        _metric_map(ax, name)
+                raise missing_track(ax, xy, track, f"{what} (panel {k})", name)
+        metric_map(ax, name)
     print(
         f"✓ {name}: {n} panels, each with the observed fixes, the truth and "
         f"{len(predictions)} predictions, in metres."

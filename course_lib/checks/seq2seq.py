@@ -8,7 +8,7 @@ import torch
 from torch import Tensor, nn
 
 from course_lib._foreign_names import explains_bad_calls
-from course_lib._validate import shape_str
+from course_lib._validate_basics import shape_str
 from course_lib.checks._core import (
     ATOL,
     CheckFailed,

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from course_lib._foreign_names import explains_bad_calls
-from course_lib._validate import shape_str
+from course_lib._validate_basics import shape_str
 from course_lib.checks._core import (
     CheckFailed,
     call_student,

@@ -12,7 +12,7 @@ import torch
 from torch import Tensor
 
 from course_lib._foreign_names import explains_bad_calls
-from course_lib._validate import shape_str
+from course_lib._validate_basics import shape_str
 from course_lib.checks._core import (
     ATOL,
     CheckFailed,
@@ -30,12 +30,12 @@ from course_lib.checks._core import (
 from course_lib.checks._describe import describe
 from course_lib.checks._masks import polarity_problem
 from course_lib.checks._translation_cases import (
-    _an_int,
-    _positions,
-    _target_inputs,
-    _unseen_lengths,
-    _unseen_sentences,
-    _unseen_shapes,
+    an_int,
+    sinusoid_table,
+    target_inputs,
+    unseen_lengths,
+    unseen_sentences,
+    unseen_shapes,
 )
 from course_lib.masking import causal_mask
 from course_lib.multihead import MultiHeadAttention
@@ -69,12 +69,14 @@ def check_token_positions(fn: Callable) -> None:
         ("noir", 8),
     ]  # "mange" is not in the vocabulary
     if variant():
-        cases += _unseen_sentences(vocab.words[4:], case_generator(54))
+        cases += unseen_sentences(vocab.words[4:], case_generator(54))
     for sentence, d in cases:
         ids = torch.tensor(vocab.encode(sentence), dtype=torch.long)
         s = len(ids)
         expected = sinusoidal_encoding(s, d)
-        reference_holds(torch.allclose(expected, _positions(s, d).float(), atol=ATOL), "positions")
+        reference_holds(
+            torch.allclose(expected, sinusoid_table(s, d).float(), atol=ATOL), "positions"
+        )
         unknown = vocab.unknown_words(sentence)
         case = f"sentence={sentence!r}, d_model={d}" + (f", unknown {unknown}" if unknown else "")
         got = call_student(fn, name, sentence, vocab, d)
@@ -101,7 +103,7 @@ def check_token_positions(fn: Callable) -> None:
             case,
             [
                 (
-                    _positions(s, d, concatenated=True),
+                    sinusoid_table(s, d, concatenated=True),
                     "the sines of all the speeds come first, then "
                     "all the cosines (the tutorial's concatenated layout). The library interleaves them: "
                     "feature 2i is the sine of pair i, feature 2i + 1 its cosine, so with d_model=256 "
@@ -109,7 +111,7 @@ def check_token_positions(fn: Callable) -> None:
                     "0.7214]. Use sinusoidal_encoding(len(ids), d_model)",
                 ),
                 (
-                    _positions(s, d, start=1),
+                    sinusoid_table(s, d, start=1),
                     "the positions are counted from 1: the first token is at "
                     "position 0, so the first row is [0, 1, 0, 1, ...]",
                 ),
@@ -121,7 +123,7 @@ def check_token_positions(fn: Callable) -> None:
                     "the token is -- sinusoidal_encoding(len(ids), d_model), not indexed by ids",
                 ),
                 (
-                    _positions(s, d, exponent=1),
+                    sinusoid_table(s, d, exponent=1),
                     "the speeds use 10000^(i / d_model): the exponent is "
                     "2i / d_model, with i counting the sine/cosine PAIRS",
                 ),
@@ -270,7 +272,7 @@ def check_attention_shapes(fn: Callable) -> None:
     # all five sizes differ in the first case, so every mistake below shows
     cases = [(2, 3, 5, 8, 4), (4, 6, 2, 12, 3), (1, 1, 7, 4, 2), (3, 4, 4, 16, 8)]
     if variant():
-        cases += _unseen_shapes(case_generator(530))
+        cases += unseen_shapes(case_generator(530))
     for seed, (b, lq, lk, d, h) in enumerate(cases):
         with torch.random.fork_rng(devices=[]):  # leave the student's generator alone
             torch.manual_seed(case_seed(530 + seed))
@@ -330,7 +332,7 @@ def check_attention_shapes(fn: Callable) -> None:
             ),
         ]
         for shape, want, (which, letters, known) in zip(got, expected, parts, strict=True):
-            if not (isinstance(shape, (tuple, list)) and all(map(_an_int, shape))):
+            if not (isinstance(shape, (tuple, list)) and all(map(an_int, shape))):
                 raise CheckFailed(
                     f"{name}: the {which} shape should be a tuple of ints, "
                     f"such as (2, 3), got {_shown(shape)} ({case})"
@@ -361,9 +363,9 @@ def check_decoder_self_attention_mask(mask_fn: Callable) -> None:
     # B != T in the first case, so the (T, T) and (B, T) shapes are told apart; T=1 last
     cases = [([4, 2], 4), ([5, 3, 1], 5), ([3], 3), ([2, 4, 1, 3], 6), ([1], 1)]
     if variant():  # the mask depends on the lengths alone: other lengths, not other words
-        cases += _unseen_lengths(case_generator(500))
+        cases += unseen_lengths(case_generator(500))
     for lengths, t in cases:
-        tgt_in = _target_inputs(lengths, t, g)
+        tgt_in = target_inputs(lengths, t, g)
         b = len(lengths)
         pad = tgt_in == PAD  # (B, T)
         causal = causal_mask(t)  # (T, T)

@@ -13,7 +13,7 @@ from pathlib import Path
 from course_lib._foreign_names import explains_bad_calls
 from course_lib.grading.assignment import Assignment
 from course_lib.grading.grade import Graded
-from course_lib.grading.submission import Submission, _fold, _unique
+from course_lib.grading.submission import Submission, fold_name, unique_names
 
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
@@ -119,7 +119,7 @@ def feedback_names(students: Sequence[str]) -> list[str]:
         keys.append(student if seen[student] == 1 else f"{student}\x00{seen[student]}")
     groups: dict[str, list[int]] = {}
     for i, name in enumerate(readable):
-        groups.setdefault(_fold(name), []).append(i)
+        groups.setdefault(fold_name(name), []).append(i)
     hashed = list(forced)
     for members in groups.values():
         if len(members) == 1:
@@ -128,7 +128,7 @@ def feedback_names(students: Sequence[str]) -> list[str]:
         keeper = verbatim[0] if len(verbatim) == 1 else None
         for i in members:
             hashed[i] = hashed[i] or i != keeper
-    return [f"{name}.md" for name in _unique(readable, keys, hashed)]
+    return [f"{name}.md" for name in unique_names(readable, keys, hashed)]
 
 
 def _code(text: str) -> str:
@@ -391,7 +391,7 @@ def accounted(found: int, out: Path, listed: Sequence[Submission] = ()) -> list[
         problems.append(
             f"grades.csv has {len(students)} row(s), expected one per submission found: {found}"
         )
-    twice = [s for s, n in Counter(_fold(s) for s in students).items() if n > 1]
+    twice = [s for s, n in Counter(fold_name(s) for s in students).items() if n > 1]
     if twice:
         problems.append(f"grades.csv has more than one row for {', '.join(map(repr, twice))}")
     problems += _pages(out / "feedback", students)

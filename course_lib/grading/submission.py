@@ -129,7 +129,7 @@ def _display(text: str) -> str:
     return "".join("\ufffd" if unicodedata.category(c) in ("Cc", "Cs") else c for c in text)
 
 
-def _fold(text: str) -> str:
+def fold_name(text: str) -> str:
     """What two names that read the same (or differ by case only) have in common."""
     return unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
 
@@ -139,7 +139,7 @@ def _short_hash(key: str, length: int) -> str:
     return hashlib.sha256(data).hexdigest()[:length]
 
 
-def _unique(readable: list[str], keys: list[str], hashed: list[bool]) -> list[str]:
+def unique_names(readable: list[str], keys: list[str], hashed: list[bool]) -> list[str]:
     """``readable[i]``, or with ``~`` and a hash of ``keys[i]`` where ``hashed[i]``: the
     hash lengthened until no two results are equal case-insensitively."""
     for length in HASH_LENGTHS:
@@ -147,7 +147,7 @@ def _unique(readable: list[str], keys: list[str], hashed: list[bool]) -> list[st
             f"{r}~{_short_hash(k, length)}" if h else r
             for r, k, h in zip(readable, keys, hashed, strict=True)
         ]
-        if len({_fold(n) for n in names}) == len(names) or length == HASH_LENGTHS[-1]:
+        if len({fold_name(n) for n in names}) == len(names) or length == HASH_LENGTHS[-1]:
             return names
     raise AssertionError("unreachable")
 
@@ -162,9 +162,9 @@ def _student_ids(entries: list[_Entry]) -> list[str]:
         readable.append("__".join(parts))
     counts: dict[str, int] = {}
     for r in readable:
-        counts[_fold(r)] = counts.get(_fold(r), 0) + 1
-    hashed = [counts[_fold(r)] > 1 for r in readable]
-    return _unique(readable, [e.key for e in entries], hashed)
+        counts[fold_name(r)] = counts.get(fold_name(r), 0) + 1
+    hashed = [counts[fold_name(r)] > 1 for r in readable]
+    return unique_names(readable, [e.key for e in entries], hashed)
 
 
 @explains_bad_calls()

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from course_lib._foreign_names import explains_bad_calls
-from course_lib._validate import type_name, warn_user
+from course_lib._validate_basics import type_name, warn_user
 from course_lib.views._html import BUDGET_BYTES, HtmlView, build_view
 
 __all__ = ["attention_view", "encoder_decoder_view", "quantize"]
@@ -33,7 +33,9 @@ def quantize(weights: np.ndarray) -> np.ndarray:
     return np.rint(np.clip(weights, 0.0, 1.0) * SCALE).astype(np.uint8)
 
 
-def _tokens(tokens: object, name: str) -> list[str]:
+def token_list(tokens: object, name: str) -> list[str]:
+    """``tokens`` as a list of strings, one per row or column of the weights (the views of
+    this package share it), or an error that names ``name``: a string, ids or nothing."""
     if isinstance(tokens, str):
         raise TypeError(
             f"{name} must be a list of tokens, got the string {tokens[:40]!r}: pass "
@@ -50,7 +52,9 @@ def _tokens(tokens: object, name: str) -> list[str]:
     return [str(word) for word in words]
 
 
-def _as_array(weights: object, where: str) -> np.ndarray:
+def float_array(weights: object, where: str) -> np.ndarray:
+    """``weights`` (a tensor, an array, nested lists) as a float64 array on the CPU, or a
+    TypeError that names ``where`` (the views of this package share it)."""
     if isinstance(weights, torch.Tensor):
         weights = weights.detach().to("cpu", torch.float64).numpy()
     try:
@@ -64,7 +68,7 @@ def _as_array(weights: object, where: str) -> np.ndarray:
 
 def _layers_heads(weights: object, where: str, n_queries: int, n_keys: int) -> np.ndarray:
     """``weights`` of one sentence as ``(L, H, T, S)`` floats, checked."""
-    array = _as_array(weights, where)
+    array = float_array(weights, where)
     if array.ndim not in (2, 3, 4):
         raise ValueError(
             f"{where} must be (T, S), (num_heads, T, S) or (num_layers, num_heads, T, S) for "
@@ -151,15 +155,15 @@ def attention_view(
                     f"{name} has {len(value)} entries but queries has {n} sentences: give one "
                     "per sentence"
                 )
-        query_lists = [_tokens(q, f"queries[{i}]") for i, q in enumerate(queries)]
-        key_lists = [_tokens(k, f"keys[{i}]") for i, k in enumerate(keys)]
+        query_lists = [token_list(q, f"queries[{i}]") for i, q in enumerate(queries)]
+        key_lists = [token_list(k, f"keys[{i}]") for i, k in enumerate(keys)]
         arrays = [
             _layers_heads(w, f"weights[{i}]", len(q), len(k))
             for i, (w, q, k) in enumerate(zip(weights, query_lists, key_lists, strict=True))
         ]
     else:
-        query_lists = [_tokens(queries, "queries")]
-        key_lists = [query_lists[0] if keys is None else _tokens(keys, "keys")]
+        query_lists = [token_list(queries, "queries")]
+        key_lists = [query_lists[0] if keys is None else token_list(keys, "keys")]
         arrays = [_layers_heads(weights, "weights", len(query_lists[0]), len(key_lists[0]))]
         n = 1
     captions = _texts(captions, n, "captions", default="")
@@ -226,7 +230,7 @@ def encoder_decoder_view(
         if isinstance(side, str) or not isinstance(side, Sequence) or not side:
             raise TypeError(f"{name} must be a list of token lists, one per sentence")
     sides = {
-        key: [_tokens(t, f"{name}[{b}]") for b, t in enumerate(side)]
+        key: [token_list(t, f"{name}[{b}]") for b, t in enumerate(side)]
         for key, name, side in (
             ("src", "src_tokens", src_tokens),
             ("tgt", "tgt_tokens", tgt_tokens),
@@ -237,7 +241,7 @@ def encoder_decoder_view(
     else:
         if isinstance(out_tokens, str) or not isinstance(out_tokens, Sequence):
             raise TypeError("out_tokens must be a list of token lists, one per sentence")
-        sides["out"] = [_tokens(t, f"out_tokens[{b}]") for b, t in enumerate(out_tokens)]
+        sides["out"] = [token_list(t, f"out_tokens[{b}]") for b, t in enumerate(out_tokens)]
         lengths = [len(t) for t in sides["tgt"]], [len(t) for t in sides["out"]]
         if lengths[0] != lengths[1]:
             raise ValueError(
@@ -260,7 +264,7 @@ def encoder_decoder_view(
                 f'weights["{key}"] must be a list with one (B, num_heads, ., .) tensor per '
                 f"layer, got {type_name(layers)}"
             )
-        stacked = _as_array(list(layers), f'weights["{key}"]')  # (L, B, Nh, Tq, Tk)
+        stacked = float_array(list(layers), f'weights["{key}"]')  # (L, B, Nh, Tq, Tk)
         if stacked.ndim != 5 or stacked.shape[1] != n:
             raise ValueError(
                 f'weights["{key}"] stacks to {tuple(stacked.shape)}, expected (num_layers, '

@@ -16,9 +16,9 @@ import numpy as np
 import torch
 
 from course_lib._foreign_names import explains_bad_calls
-from course_lib._validate import type_name
+from course_lib._validate_basics import type_name
 from course_lib.views._html import HtmlView, build_view
-from course_lib.views.attention import _tokens
+from course_lib.views.attention import token_list
 
 __all__ = ["mask_view"]
 
@@ -79,7 +79,7 @@ def mask_view(
             f"masks must be a non-empty dict {{name: (T, T) mask}}, got {type_name(masks)}: "
             "e.g. mask_view({'causal': causal_mask(T)})"
         )
-    words = None if tokens is None else _tokens(tokens, "tokens")
+    words = None if tokens is None else token_list(tokens, "tokens")
     size = None if words is None else len(words)
     families = []
     for name, value in masks.items():

@@ -13,9 +13,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from course_lib._foreign_names import explains_bad_calls
-from course_lib._validate import type_name
+from course_lib._validate_basics import type_name
 from course_lib.views._html import HtmlView, build_view
-from course_lib.views.attention import _as_array
+from course_lib.views.attention import float_array
 
 __all__ = ["positions_view", "offset_view"]
 
@@ -44,7 +44,7 @@ def positions_view(
         ValueError: a table that is not 2-D with an even width of at least 2, values
             outside [-1, 1], or a start outside the table.
     """
-    array = _as_array(table, "table")
+    array = float_array(table, "table")
     if array.ndim != 2 or array.shape[1] < 2 or array.shape[1] % 2:
         raise ValueError(
             f"table must be (max_len, d_model) with an even d_model, got shape "
@@ -92,7 +92,7 @@ def offset_view(scores: Mapping, *, position: int = 0, title: str | None = None)
         )
     curves, length = [], None
     for name, matrix in scores.items():
-        array = _as_array(matrix, f"scores[{name!r}]")
+        array = float_array(matrix, f"scores[{name!r}]")
         if array.ndim != 2 or array.shape[0] != array.shape[1]:
             raise ValueError(
                 f"scores[{name!r}] must be a square (L, L) matrix, got {tuple(array.shape)}"
