@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
-from course_lib._train_checks import _check_loader
+from course_lib._train_data import check_loader
 from course_lib._validate import check_positive_int, check_seed, type_name
 
 ELEMENTWISE = (
@@ -121,9 +121,9 @@ def check_loaders(train_loader, val_loader, seed, members: int, epochs: int):
     train = _as_list(train_loader, "train_loader", members)
     val = [] if val_loader is None else _as_list(val_loader, "val_loader", members)
     for i, loader in enumerate(train):
-        _check_loader(loader, "train_loader" if len(train) == 1 else f"train_loader[{i}]", epochs)
+        check_loader(loader, "train_loader" if len(train) == 1 else f"train_loader[{i}]", epochs)
     for i, loader in enumerate(val):
-        _check_loader(loader, "val_loader" if len(val) == 1 else f"val_loader[{i}]", epochs)
+        check_loader(loader, "val_loader" if len(val) == 1 else f"val_loader[{i}]", epochs)
     if seed is None:
         return train, val, None
     seeds = list(seed) if isinstance(seed, (list, tuple)) else [seed]

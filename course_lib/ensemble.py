@@ -40,7 +40,8 @@ from tqdm.std import tqdm
 
 from course_lib._ensemble_checks import check_loaders, check_members, check_stackable
 from course_lib._name_tables import explain_names
-from course_lib.train import Trainer, _to, clock
+from course_lib._train_data import to_device
+from course_lib.train import Trainer, clock
 
 __all__ = ["UnrolledGRU", "vmappable", "EnsembleTrainer"]
 
@@ -179,11 +180,12 @@ class EnsembleTrainer:
         with torch.set_grad_enabled(train):
             for batches in zip(*loaders, strict=True):
                 if shared:
-                    batch = _to(batches[0], self.device)
+                    batch = to_device(batches[0], self.device)
                 else:  # M batches (inputs..., target) -> one stacked batch (M, B, ...)
                     check_stackable(batches)
                     batch = [
-                        torch.stack(items) for items in zip(*_to(batches, self.device), strict=True)
+                        torch.stack(items)
+                        for items in zip(*to_device(batches, self.device), strict=True)
                     ]
                 losses, weight = self._losses(batch, shared)
                 if train:

@@ -80,11 +80,9 @@ LIBRARY = Path(__file__).resolve().parent.parent / "course_lib"
 MODULES = sorted(LIBRARY.rglob("*.py"))
 MAX_LINES = 600
 
-#: Private names a module still imports from another, allowed until its owner renames them:
-#: (importing module, module imported from, name). Only modules under edit elsewhere.
-PRIVATE_IMPORTS_ALLOWED = {
-    ("course_lib.rotary", "course_lib.positional", "_check_base"),
-}
+#: Private names a module may import from another: (importing module, module imported from,
+#: name). None.
+PRIVATE_IMPORTS_ALLOWED: set[tuple[str, str, str]] = set()
 
 
 def module_name(path: Path) -> str:
