@@ -672,22 +672,7 @@ def test_a_wrapper_can_have_its_code_replaced_and_put_back():
 
 # -- the tables of the teaching modules (course_lib._name_tables) -----------------------------
 
-TEACHING = [
-    "attention",
-    "masking",
-    "multihead",
-    "transformer",
-    "seq2seq",
-    "seq2seq_attention",
-    "positional",
-    "rotary",
-    "modern_block",
-    "decoder_only",
-    "translation",
-    "decoding",
-    "recurrent_translation",
-    "points_transformer",
-]
+from check_share import TEACHING  # noqa: E402  (tools/, on the path by conftest.py)
 
 
 @pytest.mark.parametrize("name", TEACHING)
