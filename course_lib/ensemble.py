@@ -4,8 +4,8 @@ A course trains the same small model many times: five seeds, eight seeds, a seed
 schedule. One after the other, each step of each model is a few hundred tiny kernels and
 Python calls, on a CPU and even more so on a GPU. Stacked, the ``M`` members' parameters
 become one tensor per parameter with a leading member dimension, and one call runs every
-member: :func:`torch.func.vmap` maps the model's ``forward`` over that dimension
-(:func:`torch.func.functional_call` runs it with the member's parameters). This is how
+member: ``torch.func.vmap`` maps the model's ``forward`` over that dimension
+(``torch.func.functional_call`` runs it with the member's parameters). This is how
 practitioners run seeds (PyTorch's "model ensembling" tutorial).
 
 Nothing mixes the members: the loss is the sum of the members' losses, so each member's
@@ -83,23 +83,25 @@ def vmappable(model: nn.Module) -> nn.Module:
 
 
 class EnsembleTrainer:
-    """Train ``M`` models of one architecture together; get one :class:`Trainer` per member.
+    """Train ``M`` models of one architecture together; get one :class:`~course_lib.train.Trainer`
+    per member.
 
     Args:
         models: the members, built (and seeded) as the separate runs would build them.
-        loss_fn: ``loss_fn(output, target)`` of one member, as for :class:`Trainer`.
+        loss_fn: ``loss_fn(output, target)`` of one member, as for
+            :class:`~course_lib.train.Trainer`.
         optimizer: builds the optimizer from parameters, e.g.
             ``lambda params: torch.optim.Adam(params, lr=0.01)``; an element-wise one
-            (Adam, AdamW, SGD, RMSprop, Adagrad).
+            (Adam, AdamW, SGD, RMSprop, Adagrad, ...).
         device: where to train; defaults to :func:`~course_lib.train.default_device`.
         clip_grad_norm: clip each member's gradient norm to this value, as
             ``nn.utils.clip_grad_norm_`` does for one model.
         scheduler: builds a learning-rate scheduler from an optimizer (stepped after every
             optimiser step), e.g. ``lambda opt: OneCycleLR(opt, max_lr=2e-3, total_steps=n)``.
 
-    After :meth:`fit`, ``trainers[m]`` is an ordinary :class:`Trainer` of member ``m``: its
-    model holds the member's weights, its optimizer and scheduler the member's state, and
-    ``losses``, ``val_losses``, ``learning_rates`` and ``seconds`` its history (``seconds``:
+    After :meth:`fit`, ``trainers[m]`` is an ordinary :class:`~course_lib.train.Trainer` of member
+    ``m``: its model holds the member's weights, its optimizer and scheduler the member's state,
+    and ``losses``, ``val_losses``, ``learning_rates`` and ``seconds`` its history (``seconds``:
     the ensemble's time divided by ``M``). It can go on training alone.
     """
 
@@ -173,7 +175,8 @@ class EnsembleTrainer:
             self.scheduler.step()
 
     def _epoch(self, loaders: list, train: bool) -> list[float]:
-        """One pass: each member's mean loss (per sample, as :class:`Trainer` weighs it)."""
+        """One pass: each member's mean loss (per sample, as
+        :class:`~course_lib.train.Trainer` weighs it)."""
         shared = len(loaders) == 1
         total, count = torch.zeros(len(self.trainers), dtype=torch.float64), 0
         self.skeleton.train(train)
@@ -203,15 +206,17 @@ class EnsembleTrainer:
         progress: bool = True,
         desc: str = "Training together",
     ) -> list[Trainer]:
-        """Train every member ``epochs`` more epochs; return the members' :class:`Trainer`.
+        """Train every member ``epochs`` more epochs; return the members'
+        :class:`~course_lib.train.Trainer`.
 
         Args:
             train_loader: one loader whose batches every member trains on, or one loader per
                 member (the runs of different data orders).
             val_loader: one loader (or one per member) for each member's validation loss.
             epochs: number of epochs.
-            seed: as :meth:`Trainer.fit`'s: one seed for one loader, or one per loader. The
-                global generator (teacher-forcing coins, dropout) is seeded with the first.
+            seed: as :meth:`Trainer.fit <course_lib.train.Trainer.fit>`'s: one seed for one
+                loader, or one per loader. The global generator (teacher-forcing coins,
+                dropout) is seeded with the first.
             progress: a progress bar over the epochs.
             desc: the progress bar's label.
         """
