@@ -29,11 +29,36 @@ from course_lib._foreign_names import (
 
 __all__ = ["TABLES", "explain_names"]
 
+#: Hints that several tables give, in one place.
+_ADDITIVE_WEIGHTS_RETURNED = "course_lib's AdditiveAttention returns its weights instead of storing them: context, weights = additive(queries, keys, values)"
+_ATTENTION_WEIGHTS_RETURNED = "course_lib's Attention returns its weights instead of storing them: context, weights = attention(query, keys)"
+_D2L_ADDITIVE_SIZES = "course_lib names D2L's sizes by what they are, queries first: AdditiveAttention(query_dim=query_size, key_dim=key_size, attn_dim=num_hiddens)"
+_DECODE_WITH_FUNCTIONS = "course_lib decodes with the functions of course_lib.decoding, not a method: greedy_decode(model, src, max_new_tokens=10), beam_search(model, src, beam_size=4), or translate(model, sentences, src_vocab, tgt_vocab) for sentences"
+_D_FF = "course_lib calls it d_ff"
+_GRU_SIZES = "course_lib's Encoder calls nn.GRU's input_size n_features= and its hidden_size hidden_dim=: Encoder(n_features=..., hidden_dim=...)"
+_IS_CAUSAL = "course_lib writes attn_mask=causal_mask(T) (True = blocked)"
+_LAST_AXIS = "masked_softmax always normalises over the last axis (the keys, S): to normalise over another axis, move it last first (scores.transpose(...)), then back"
+_MASK = "course_lib names a mask by what it blocks: key_padding_mask= for padded keys (B, S), attn_mask= for a (T, S) pattern such as causal_mask(T) (True = blocked)"
+_MAX_NEW_TOKENS = "course_lib calls it max_new_tokens="
+_MERGE_KEY_PADDING = (
+    "merge_masks calls it key_padding_mask=: merge_masks(attn_mask, key_padding_mask=padding)"
+)
+_NEED_WEIGHTS_LOGITS = (
+    "course_lib says need_weights=True: logits, weights = model(src, tgt_in, need_weights=True)"
+)
+_NUM_HEADS = "course_lib calls it num_heads"
+_ONE_CONFIG = "SelfAttentionEncoderDecoder is built from one SelfAttentionConfig: SelfAttentionEncoderDecoder(SelfAttentionConfig(target_len=2, ...)), not from the lecture model's (encoder, decoder, input_len, target_len)"
+_PADDING_MASK_POSITIONAL = "padding_mask takes the lengths (or the token ids) as its first argument, x, positionally: padding_mask(lengths, total_length=S) or padding_mask(tokens, pad_id=PAD)"
+_SOURCE_LENGTH_FROM_SOURCE = (
+    "the model reads the source length from the source; only target_len= is set"
+)
+_TOTAL_LENGTH = "course_lib calls it total_length= (pad_packed_sequence's name): padding_mask(lengths, total_length=S)"
+
 #: nn.TransformerEncoderLayer's (and nn.Transformer's) names, in the course's words.
 _PYTORCH_LAYER_NAMES = {
     "norm_first": "course_lib writes add_norm='pre' (norm_first=True) or add_norm='post' (the default)",
-    "nhead": "course_lib calls it num_heads",
-    "dim_feedforward": "course_lib calls it d_ff",
+    "nhead": _NUM_HEADS,
+    "dim_feedforward": _D_FF,
     "batch_first": "course_lib's layers are always batch-first: inputs are (B, T, D), so leave batch_first out",
     "activation": "course_lib's layers have one feed-forward block, FeedForward (Linear, ReLU, Linear): there is no activation switch (a SwiGLU block is DecoderOnlyConfig(feed_forward='swiglu')'s)",
 }
@@ -42,27 +67,27 @@ _PYTORCH_LAYER_NAMES = {
 TABLES: dict[str, dict[str, Callable]] = {
     "course_lib.attention": {
         "scaled_dot_product_attention": explains_bad_calls(
-            is_causal="course_lib writes attn_mask=causal_mask(T) (True = blocked)",
-            mask="course_lib names a mask by what it blocks: key_padding_mask= for padded keys (B, S), attn_mask= for a (T, S) pattern such as causal_mask(T) (True = blocked)",
+            is_causal=_IS_CAUSAL,
+            mask=_MASK,
         ),
         "AdditiveAttention": explains_class(
-            alphas="course_lib's AdditiveAttention returns its weights instead of storing them: context, weights = additive(queries, keys, values)",
-            attention_weights="course_lib's AdditiveAttention returns its weights instead of storing them: context, weights = additive(queries, keys, values)",
+            alphas=_ADDITIVE_WEIGHTS_RETURNED,
+            attention_weights=_ADDITIVE_WEIGHTS_RETURNED,
         ),
         "AdditiveAttention.__init__": explains_bad_calls(
-            key_size="course_lib names D2L's sizes by what they are, queries first: AdditiveAttention(query_dim=query_size, key_dim=key_size, attn_dim=num_hiddens)",
-            query_size="course_lib names D2L's sizes by what they are, queries first: AdditiveAttention(query_dim=query_size, key_dim=key_size, attn_dim=num_hiddens)",
-            num_hiddens="course_lib names D2L's sizes by what they are, queries first: AdditiveAttention(query_dim=query_size, key_dim=key_size, attn_dim=num_hiddens)",
+            key_size=_D2L_ADDITIVE_SIZES,
+            query_size=_D2L_ADDITIVE_SIZES,
+            num_hiddens=_D2L_ADDITIVE_SIZES,
             dropout="AdditiveAttention has no dropout on its weights (D2L's has one): leave dropout out",
         ),
         "AdditiveAttention.forward": explains_bad_calls(
             valid_lens="course_lib takes a key padding mask (True = blocked) instead of D2L's lengths: additive(queries, keys, values, key_padding_mask=padding_mask(valid_lens, total_length=keys.shape[1]))",
-            is_causal="course_lib writes attn_mask=causal_mask(T) (True = blocked)",
-            mask="course_lib names a mask by what it blocks: key_padding_mask= for padded keys (B, S), attn_mask= for a (T, S) pattern such as causal_mask(T) (True = blocked)",
+            is_causal=_IS_CAUSAL,
+            mask=_MASK,
         ),
         "Attention": explains_class(
-            alphas="course_lib's Attention returns its weights instead of storing them: context, weights = attention(query, keys)",
-            attention_weights="course_lib's Attention returns its weights instead of storing them: context, weights = attention(query, keys)",
+            alphas=_ATTENTION_WEIGHTS_RETURNED,
+            attention_weights=_ATTENTION_WEIGHTS_RETURNED,
             init_keys=(
                 "course_lib's Attention keeps no keys between calls: pass them as an argument of "
                 "each call, attention(query, keys) or attention(query, keys, values)"
@@ -72,28 +97,28 @@ TABLES: dict[str, dict[str, Callable]] = {
             hidden_dim="course_lib's Attention calls the lecture's hidden_dim proj_dim: Attention(proj_dim=...), with input_dim= for inputs of another width"
         ),
         "Attention.forward": explains_bad_calls(
-            is_causal="course_lib writes attn_mask=causal_mask(T) (True = blocked)",
-            mask="course_lib names a mask by what it blocks: key_padding_mask= for padded keys (B, S), attn_mask= for a (T, S) pattern such as causal_mask(T) (True = blocked)",
+            is_causal=_IS_CAUSAL,
+            mask=_MASK,
             valid_lens="course_lib takes a key padding mask (True = blocked) instead of D2L's lengths: attention(query, keys, key_padding_mask=padding_mask(valid_lens, total_length=keys.shape[1]))",
         ),
     },
     "course_lib.masking": {
         "masked_softmax": explains_bad_calls(
-            dim="masked_softmax always normalises over the last axis (the keys, S): to normalise over another axis, move it last first (scores.transpose(...)), then back",
-            axis="masked_softmax always normalises over the last axis (the keys, S): to normalise over another axis, move it last first (scores.transpose(...)), then back",
+            dim=_LAST_AXIS,
+            axis=_LAST_AXIS,
         ),
         "padding_mask": explains_bad_calls(
-            lengths="padding_mask takes the lengths (or the token ids) as its first argument, x, positionally: padding_mask(lengths, total_length=S) or padding_mask(tokens, pad_id=PAD)",
-            valid_lens="padding_mask takes the lengths (or the token ids) as its first argument, x, positionally: padding_mask(lengths, total_length=S) or padding_mask(tokens, pad_id=PAD)",
-            tokens="padding_mask takes the lengths (or the token ids) as its first argument, x, positionally: padding_mask(lengths, total_length=S) or padding_mask(tokens, pad_id=PAD)",
-            max_len="course_lib calls it total_length= (pad_packed_sequence's name): padding_mask(lengths, total_length=S)",
-            maxlen="course_lib calls it total_length= (pad_packed_sequence's name): padding_mask(lengths, total_length=S)",
+            lengths=_PADDING_MASK_POSITIONAL,
+            valid_lens=_PADDING_MASK_POSITIONAL,
+            tokens=_PADDING_MASK_POSITIONAL,
+            max_len=_TOTAL_LENGTH,
+            maxlen=_TOTAL_LENGTH,
         ),
         "causal_mask": explains_bad_calls(),
         "sliding_window_mask": explains_bad_calls(),
         "merge_masks": explains_bad_calls(
-            padding_mask="merge_masks calls it key_padding_mask=: merge_masks(attn_mask, key_padding_mask=padding)",
-            src_key_padding_mask="merge_masks calls it key_padding_mask=: merge_masks(attn_mask, key_padding_mask=padding)",
+            padding_mask=_MERGE_KEY_PADDING,
+            src_key_padding_mask=_MERGE_KEY_PADDING,
         ),
     },
     "course_lib.multihead": {
@@ -107,11 +132,11 @@ TABLES: dict[str, dict[str, Callable]] = {
         "MultiHeadAttention.__init__": explains_bad_calls(
             batch_first="course_lib's attention is always batch-first: inputs are (B, T, D), so leave batch_first out",
             embed_dim="course_lib calls the width d_model: MultiHeadAttention(d_model, num_heads)",
-            nhead="course_lib calls it num_heads",
+            nhead=_NUM_HEADS,
         ),
         "MultiHeadAttention.forward": explains_bad_calls(
-            is_causal="course_lib writes attn_mask=causal_mask(T) (True = blocked)",
-            mask="course_lib names a mask by what it blocks: key_padding_mask= for padded keys (B, S), attn_mask= for a (T, S) pattern such as causal_mask(T) (True = blocked)",
+            is_causal=_IS_CAUSAL,
+            mask=_MASK,
         ),
     },
     "course_lib.transformer": {
@@ -146,13 +171,11 @@ TABLES: dict[str, dict[str, Callable]] = {
         ),
     },
     "course_lib.seq2seq": {
-        "Seq2SeqConfig": explain_config(
-            input_len="the model reads the source length from the source; only target_len= is set"
-        ),
+        "Seq2SeqConfig": explain_config(input_len=_SOURCE_LENGTH_FROM_SOURCE),
         "Encoder": explains_class,
         "Encoder.__init__": explains_bad_calls(
-            input_size="course_lib's Encoder calls nn.GRU's input_size n_features= and its hidden_size hidden_dim=: Encoder(n_features=..., hidden_dim=...)",
-            hidden_size="course_lib's Encoder calls nn.GRU's input_size n_features= and its hidden_size hidden_dim=: Encoder(n_features=..., hidden_dim=...)",
+            input_size=_GRU_SIZES,
+            hidden_size=_GRU_SIZES,
             batch_first="course_lib's Encoder is always batch-first: source (B, S, F), so leave batch_first out",
         ),
         "DecoderStep": explains_class(
@@ -213,13 +236,11 @@ TABLES: dict[str, dict[str, Callable]] = {
         "DecoderOnlyConfig": explain_config(
             num_encoder_layers="the decoder-only model has one stack: num_layers= (num_encoder_layers is TranslationConfig's)",
             num_decoder_layers="the decoder-only model has one stack: num_layers= (num_decoder_layers is TranslationConfig's)",
-            nhead="course_lib calls it num_heads",
-            dim_feedforward="course_lib calls it d_ff",
+            nhead=_NUM_HEADS,
+            dim_feedforward=_D_FF,
         ),
         "DecoderOnlyCache": explains_class,
-        "DecoderOnlyTranslator": explains_class(
-            generate="course_lib decodes with the functions of course_lib.decoding, not a method: greedy_decode(model, src, max_new_tokens=10), beam_search(model, src, beam_size=4), or translate(model, sentences, src_vocab, tgt_vocab) for sentences"
-        ),
+        "DecoderOnlyTranslator": explains_class(generate=_DECODE_WITH_FUNCTIONS),
         "DecoderOnlyTranslator.forward": explains_bad_calls(
             output_attentions="course_lib says need_weights=True, model(src, tgt_in, need_weights=True); this model keeps no attention weights, so they come back as None"
         ),
@@ -229,19 +250,17 @@ TABLES: dict[str, dict[str, Callable]] = {
             num_layers="the encoder-decoder has two stacks: num_encoder_layers= and num_decoder_layers= (num_layers is DecoderOnlyConfig's)",
             src_vocab_size="course_lib calls it src_vocab: TranslationConfig(src_vocab=len(src_vocab), tgt_vocab=len(tgt_vocab), ...)",
             tgt_vocab_size="course_lib calls it tgt_vocab: TranslationConfig(src_vocab=len(src_vocab), tgt_vocab=len(tgt_vocab), ...)",
-            nhead="course_lib calls it num_heads",
-            dim_feedforward="course_lib calls it d_ff",
+            nhead=_NUM_HEADS,
+            dim_feedforward=_D_FF,
         ),
         "TranslationCache": explains_class,
-        "TranslationTransformer": explains_class(
-            generate="course_lib decodes with the functions of course_lib.decoding, not a method: greedy_decode(model, src, max_new_tokens=10), beam_search(model, src, beam_size=4), or translate(model, sentences, src_vocab, tgt_vocab) for sentences"
-        ),
+        "TranslationTransformer": explains_class(generate=_DECODE_WITH_FUNCTIONS),
         "TranslationTransformer.encode": explains_bad_calls(
             src_key_padding_mask="the model derives the source padding mask itself from the <pad> tokens (src == PAD): call transformer.encode(src), which returns memory, src_key_padding_mask, weights",
             src_mask="the encoder attends both ways with no pattern mask; the model derives the padding mask itself from the <pad> tokens: call transformer.encode(src)",
         ),
         "TranslationTransformer.forward": explains_bad_calls(
-            output_attentions="course_lib says need_weights=True: logits, weights = model(src, tgt_in, need_weights=True)",
+            output_attentions=_NEED_WEIGHTS_LOGITS,
             **dict.fromkeys(
                 (
                     "src_key_padding_mask",
@@ -259,8 +278,8 @@ TABLES: dict[str, dict[str, Callable]] = {
         ),
     },
     "course_lib.decoding": {
-        "greedy_decode": explains_bad_calls(max_len="course_lib calls it max_new_tokens="),
-        "beam_search": explains_bad_calls(max_len="course_lib calls it max_new_tokens="),
+        "greedy_decode": explains_bad_calls(max_len=_MAX_NEW_TOKENS),
+        "beam_search": explains_bad_calls(max_len=_MAX_NEW_TOKENS),
         "translate": explains_bad_calls(),
     },
     "course_lib.recurrent_translation": {
@@ -269,22 +288,16 @@ TABLES: dict[str, dict[str, Callable]] = {
             num_layers="the GRU translator has one GRU layer each side; it takes no num_layers",
         ),
         "RecurrentState": explains_class,
-        "RecurrentTranslator": explains_class(
-            generate="course_lib decodes with the functions of course_lib.decoding, not a method: greedy_decode(model, src, max_new_tokens=10), beam_search(model, src, beam_size=4), or translate(model, sentences, src_vocab, tgt_vocab) for sentences"
-        ),
-        "RecurrentTranslator.forward": explains_bad_calls(
-            output_attentions="course_lib says need_weights=True: logits, weights = model(src, tgt_in, need_weights=True)"
-        ),
+        "RecurrentTranslator": explains_class(generate=_DECODE_WITH_FUNCTIONS),
+        "RecurrentTranslator.forward": explains_bad_calls(output_attentions=_NEED_WEIGHTS_LOGITS),
     },
     "course_lib.points_transformer": {
-        "SelfAttentionConfig": explain_config(
-            input_len="the model reads the source length from the source; only target_len= is set"
-        ),
+        "SelfAttentionConfig": explain_config(input_len=_SOURCE_LENGTH_FROM_SOURCE),
         "SelfAttentionEncoderDecoder": explains_class,
         "SelfAttentionEncoderDecoder.__init__": explains_bad_calls(
-            input_len="SelfAttentionEncoderDecoder is built from one SelfAttentionConfig: SelfAttentionEncoderDecoder(SelfAttentionConfig(target_len=2, ...)), not from the lecture model's (encoder, decoder, input_len, target_len)",
-            target_len="SelfAttentionEncoderDecoder is built from one SelfAttentionConfig: SelfAttentionEncoderDecoder(SelfAttentionConfig(target_len=2, ...)), not from the lecture model's (encoder, decoder, input_len, target_len)",
-            positional="SelfAttentionEncoderDecoder is built from one SelfAttentionConfig: SelfAttentionEncoderDecoder(SelfAttentionConfig(target_len=2, ...)), not from the lecture model's (encoder, decoder, input_len, target_len)",
+            input_len=_ONE_CONFIG,
+            target_len=_ONE_CONFIG,
+            positional=_ONE_CONFIG,
         ),
     },
     "course_lib.ensemble": {
