@@ -15,7 +15,8 @@ The modules, grouped as the reference page (``api.md``) groups them:
   ``recurrent_translation`` / ``decoder_only`` -> ``decoding``;
 * task, trajectories -- ``geo``, ``gps`` (generators), ``trajectories`` (features, metrics,
   baselines);
-* training and evaluation -- ``train`` (the one loop), ``schedules``, ``metrics``,
+* training and evaluation -- ``train`` (the one loop), ``ensemble`` (several runs of one
+  model trained together), ``schedules``, ``metrics``,
   ``multiple_comparisons``, ``plots``;
 * exercises and the lecture's code -- ``checks``, ``grading`` (a class's notebooks graded
   with the checks: ``make grade``), ``lecture``.
