@@ -5,7 +5,7 @@ JavaScript inline (no CDN, no network, no widgets, no kernel after execution), s
 book's pages, Jupyter, JupyterLab and Colab, and saved to a page that opens from disk.
 """
 
-from course_lib.views._html import BUDGET_BYTES, HtmlView
+from course_lib.views._html import BUDGET_BYTES, HtmlView, book_page
 from course_lib.views.attention import attention_view, encoder_decoder_view
 from course_lib.views.masks import mask_view
 from course_lib.views.positions import offset_view, positions_view
@@ -13,6 +13,7 @@ from course_lib.views.positions import offset_view, positions_view
 __all__ = [
     "HtmlView",
     "BUDGET_BYTES",
+    "book_page",
     "attention_view",
     "encoder_decoder_view",
     "mask_view",

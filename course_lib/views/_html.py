@@ -6,6 +6,11 @@ ipywidgets, no kernel after execution. Jupyter, JupyterLab, Colab and myst-nb sh
 ``_repr_html_`` (the ``text/html`` output); :meth:`HtmlView.save` writes a page that opens
 from disk.
 
+Where scripts do not run (a notebook not yet trusted in JupyterLab or Notebook 7, GitHub, a
+sanitized export, a browser without JavaScript) the fragment shows a picture instead: the
+view's first state drawn as inline SVG by the view's own module, with a caption that says
+where the interactive version is. The script hides the picture when it starts.
+
 The fragment is deterministic: the same data give the same bytes. Its id is a hash of the
 kind and the data (no random ids, no counters), and the JavaScript finds its root by that
 id, so two identical views on one page each come to life.
@@ -22,10 +27,21 @@ from pathlib import Path
 
 from course_lib._foreign_names import explains_class
 
-__all__ = ["HtmlView", "build_view", "BUDGET_BYTES"]
+__all__ = ["HtmlView", "build_view", "book_page", "BUDGET_BYTES", "BOOK_ADDRESS"]
 
 #: The size a view should stay under (the issue's budget): 150 KB.
 BUDGET_BYTES = 150_000
+
+#: Where the book is published, written without its scheme: a view names it as text (a view
+#: holds no URL; ``tools/release.py`` checks it follows the repository in ``_config.yml``).
+BOOK_ADDRESS = "attention-step-by-step.github.io/course/"
+
+
+def book_page(name: str) -> str:
+    """The address of a chapter's page on the book's site, for a view's ``link``:
+    ``book_page("05_translation")`` -> ``"attention-step-by-step.github.io/course/chapters/
+    05_translation.html"``."""
+    return f"{BOOK_ADDRESS}chapters/{name}.html"
 
 
 @explains_class
@@ -33,15 +49,22 @@ BUDGET_BYTES = 150_000
 class HtmlView:
     """One interactive view: ``html`` is the fragment, shown by Jupyter and the book.
 
-    ``kind`` names the view (``"attention"``, ``"masks"``); ``nbytes`` is the fragment's
-    size in bytes (UTF-8).
+    ``kind`` names the view (``"attention"``, ``"masks"``); ``label`` is its title;
+    ``nbytes`` is the fragment's size in bytes (UTF-8).
     """
 
     kind: str
     html: str
+    label: str = ""
+    link: str | None = None
 
     def _repr_html_(self) -> str:
         return self.html
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        # What a terminal, a LaTeX/PDF export and other places without HTML show.
+        where = f"the book's page, {self.link}" if self.link else "an HTML page"
+        printer.text(f"{self.label or self.kind}: an interactive view ({where})")
 
     def __repr__(self) -> str:
         return f"HtmlView({self.kind!r}, {self.nbytes:,} bytes)"
@@ -78,10 +101,23 @@ def _json(data: object) -> str:
     return text.replace("</", "<\\/")
 
 
-def build_view(kind: str, data: dict, script: str, label: str) -> HtmlView:
+def fallback_caption(label: str, link: str | None) -> str:
+    """The line under a view's picture: what it is and where the interactive view runs."""
+    page = f"on the book's page, {link}," if link else "on the book's pages,"
+    return (
+        f"{label}: a picture of the interactive view's first state. The view runs {page} "
+        "and in Jupyter once this notebook is trusted (command palette: Trust Notebook; or "
+        "jupyter trust NOTEBOOK.ipynb, then reopen it)."
+    )
+
+
+def build_view(
+    kind: str, data: dict, script: str, label: str, *, picture: str = "", link: str | None = None
+) -> HtmlView:
     """The fragment of a view of ``kind``: ``data`` as JSON, the shared runtime and style,
     and ``script`` (the view's own JavaScript file in this package). ``label`` is read out
-    by screen readers and shown where JavaScript does not run."""
+    by screen readers; ``picture`` (an ``<svg>`` of the view's first state) and its caption
+    are shown where JavaScript does not run, ``link`` (:func:`book_page`) named in it."""
     payload = _json(data)
     digest = hashlib.sha256(f"{kind}\n{payload}\n{script}".encode()).hexdigest()[:12]
     view_id = f"clv-{digest}"
@@ -90,11 +126,10 @@ def build_view(kind: str, data: dict, script: str, label: str) -> HtmlView:
         f'<div class="clv clv-{kind}" id="{view_id}" role="group" '
         f'aria-label="{html.escape(label)}">\n'
         f"<style>{style}</style>\n"
-        f'<p class="clv-fallback">{html.escape(label)}: an interactive view. It needs '
-        "JavaScript: in JupyterLab, trust the notebook (or run the cell); on the book's "
-        "pages it runs as it is.</p>\n"
+        f'<figure class="clv-fallback">{picture}\n'
+        f"<figcaption>{html.escape(fallback_caption(label, link))}</figcaption></figure>\n"
         f'<script type="application/json" class="clv-data">{payload}</script>\n'
         f'<script>(function(){{\n"use strict";\nvar ROOT_ID = "{view_id}";\n'
         f"{runtime}\n{own}\n}})();</script>\n</div>"
     )
-    return HtmlView(kind, text)
+    return HtmlView(kind, text, label, link)

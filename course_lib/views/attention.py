@@ -19,6 +19,7 @@ import torch
 
 from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate_basics import type_name, warn_user
+from course_lib.views import _static
 from course_lib.views._html import BUDGET_BYTES, HtmlView, build_view
 
 __all__ = ["attention_view", "encoder_decoder_view", "quantize"]
@@ -108,6 +109,7 @@ def attention_view(
     captions=None,
     labels=None,
     layer_names=None,
+    link: str | None = None,
 ) -> HtmlView:
     """An interactive grid-and-lines view of attention weights.
 
@@ -123,6 +125,9 @@ def attention_view(
             and the reference, say); a string for one sentence.
         labels: the sentence picker's entries; by default the first words of the queries.
         layer_names: the layer picker's entries; by default ``layer 1``, ``layer 2``, ...
+        link: the address of the book's page that shows the view
+            (:func:`~course_lib.views.book_page`), named under the picture shown where
+            scripts do not run.
 
     Returns:
         An :class:`~course_lib.views.HtmlView`: Jupyter and the book show it; ``.save(path)``
@@ -169,7 +174,7 @@ def attention_view(
     captions = _texts(captions, n, "captions", default="")
     labels = _sentence_labels(labels, query_lists)
     kind = _kind("", arrays, query_lists, key_lists, layer_names, "weights")
-    return _view([kind], labels, captions, title, "Attention weights, queries by keys")
+    return _view([kind], labels, captions, title, "Attention weights, queries by keys", link)
 
 
 #: The kinds of attention of an encoder-decoder, as its ``need_weights=True`` dict names
@@ -191,6 +196,7 @@ def encoder_decoder_view(
     title: str | None = None,
     captions=None,
     labels=None,
+    link: str | None = None,
 ) -> HtmlView:
     """An attention view of an encoder-decoder's three kinds of attention, for a batch.
 
@@ -204,7 +210,7 @@ def encoder_decoder_view(
         out_tokens: ``B`` lists of the words each decoder position writes (``y1 ... <eos>``),
             as long as ``tgt_tokens``: they label the decoder's queries, so a row reads
             "the word written, and what it looked at". By default the input tokens.
-        title, captions, labels: as in :func:`attention_view`.
+        title, captions, labels, link: as in :func:`attention_view`.
 
     Returns:
         An :class:`~course_lib.views.HtmlView` with an *Attention* picker (encoder
@@ -283,9 +289,10 @@ def encoder_decoder_view(
             where = f'weights["{key}"], sentence {b}'
             arrays.append(_layers_heads(stacked[:, b, :, :tq, :tk], where, tq, tk))
         kinds.append(_kind(name, arrays, queries, keys, None, f'weights["{key}"]'))
+        kinds[-1]["causal"] = key == "self"  # the decoder's row t may not see keys after t
     captions = _texts(captions, n, "captions", default="")
     labels = _sentence_labels(labels, sides["src"])
-    return _view(kinds, labels, captions, title, "Attention of an encoder-decoder")
+    return _view(kinds, labels, captions, title, "Attention of an encoder-decoder", link)
 
 
 def _sentence_labels(labels, token_lists: list[list[str]]) -> list[str]:
@@ -322,7 +329,29 @@ def _kind(name, arrays, queries, keys, layer_names, where: str) -> dict:
     }
 
 
-def _view(kinds: list[dict], labels, captions, title, default_label: str) -> HtmlView:
+def _picture(kinds: list[dict], labels: list[str], label: str) -> str:
+    """The view's first state (first kind, sentence and layer; the mean of the heads) as SVG."""
+    kind, item = kinds[0], kinds[0]["items"][0]
+    T, S, H = len(item["queries"]), len(item["keys"]), kind["heads"]
+    w = np.frombuffer(base64.b64decode(item["w"]), dtype=np.uint8) / SCALE
+    w = w.reshape(-1, H, T, S)[0].mean(axis=0)  # (H, T, S) of layer 1 -> (T, S)
+    blocked = np.triu(np.ones((T, S), dtype=bool), 1) if kind.get("causal") else None
+    parts = [kind["name"], kind["layers"][0] if len(kind["layers"]) > 1 else ""]
+    parts += [f"mean of {H} heads" if H > 1 else "", labels[0] if len(labels) > 1 else ""]
+    heading = " \u00b7 ".join(p for p in parts if p) or label
+    return _static.heatmap(
+        w,
+        item["queries"],
+        item["keys"],
+        heading=heading,
+        blocked=blocked,
+        label=f"{label}: {heading}, queries by keys",
+    )
+
+
+def _view(
+    kinds: list[dict], labels, captions, title, default_label: str, link: str | None = None
+) -> HtmlView:
     data = {
         "title": title or "",
         "labels": labels,
@@ -332,7 +361,9 @@ def _view(kinds: list[dict], labels, captions, title, default_label: str) -> Htm
         "layer": 0,
         "head": -1 if kinds[0]["heads"] > 1 else 0,
     }
-    view = build_view("attention", data, "attention.js", title or default_label)
+    label = title or default_label
+    picture = _picture(kinds, labels, label)
+    view = build_view("attention", data, "attention.js", label, picture=picture, link=link)
     if view.nbytes > BUDGET_BYTES:
         warn_user(
             f"this attention view is {view.nbytes:,} bytes, over the {BUDGET_BYTES:,} a page "

@@ -58,8 +58,11 @@ function slider(parent, label, values, chosen, onChange) {
     value: String(chosen), "aria-label": label
   }, wrap);
   var shown = el("output", {}, wrap, String(values[chosen]));
+  // Screen readers read the shown value, not the index into values.
+  input.setAttribute("aria-valuetext", String(values[chosen]));
   input.addEventListener("input", function () {
     shown.textContent = String(values[Number(input.value)]);
+    input.setAttribute("aria-valuetext", shown.textContent);
     onChange(Number(input.value));
   });
   return input;
@@ -74,6 +77,12 @@ function boot(start) {
     var data = JSON.parse(root.querySelector("script.clv-data").textContent);
     var fallback = root.querySelector(".clv-fallback");
     if (fallback) fallback.style.display = "none";
+    // The view's keys are the view's: Jupyter's shortcuts (ArrowDown = next cell, "a" =
+    // insert a cell) listen on the page, so no key pressed inside goes further.
+    root.setAttribute("data-lm-suppress-shortcuts", "true");
+    ["keydown", "keypress", "keyup"].forEach(function (type) {
+      root.addEventListener(type, function (event) { event.stopPropagation(); });
+    });
     start(root, data);
   });
 }

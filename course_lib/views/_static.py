@@ -1,0 +1,151 @@
+"""The picture inside every view: its first state as inline SVG, for places without scripts.
+
+GitHub, a notebook not yet trusted, a sanitized export and a browser without JavaScript drop
+the view's script (and often its ``<style>``), so the picture carries its own colours and
+sizes as attributes and its text in ``currentColor`` (the page's colour, light or dark). The
+script hides it when the interactive view starts. Same data, same bytes: coordinates are
+rounded to one decimal, nothing random.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+#: The views' accent (weights, the first curve) and a second colour (the second curve, the
+#: focused item), as in view.css; both readable on white and on a dark page.
+ACCENT = "#d35f00"
+SECOND = "#1f6fb8"
+FONT = "font-family:system-ui,-apple-system,'Segoe UI',sans-serif"
+
+
+def num(x: float) -> str:
+    """A coordinate, one decimal at most (deterministic text)."""
+    text = f"{x:.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def text(
+    x: float,
+    y: float,
+    words: str,
+    *,
+    size: int = 12,
+    anchor: str = "start",
+    rotate: float | None = None,
+    extra: str = "",
+) -> str:
+    """A ``<text>`` in the page's colour."""
+    turn = f' transform="rotate({num(rotate)} {num(x)} {num(y)})"' if rotate is not None else ""
+    return (
+        f'<text x="{num(x)}" y="{num(y)}" font-size="{size}" text-anchor="{anchor}" '
+        f'fill="currentColor"{turn}{extra}>{html.escape(words)}</text>'
+    )
+
+
+def rect(x: float, y: float, w: float, h: float, fill: str, extra: str = "") -> str:
+    return (
+        f'<rect x="{num(x)}" y="{num(y)}" width="{num(w)}" height="{num(h)}" fill="{fill}"{extra}/>'
+    )
+
+
+def line(
+    x1: float, y1: float, x2: float, y2: float, stroke: str = "currentColor", extra: str = ""
+) -> str:
+    return (
+        f'<line x1="{num(x1)}" y1="{num(y1)}" x2="{num(x2)}" y2="{num(y2)}" stroke="{stroke}"'
+        f"{extra}/>"
+    )
+
+
+def svg(width: float, height: float, parts: list[str], label: str) -> str:
+    """An ``<svg>`` (no namespace URL: the HTML parser supplies it) of the given size."""
+    return (
+        f'<svg class="clv-picture" viewBox="0 0 {num(width)} {num(height)}" '
+        f'width="{num(width)}" height="{num(height)}" role="img" '
+        f'aria-label="{html.escape(label)}" style="max-width:100%;height:auto;{FONT}">'
+        + "".join(parts)
+        + "</svg>"
+    )
+
+
+def char_width(words: list[str], size: int = 12) -> float:
+    """About how wide the longest of ``words`` is at ``size`` px."""
+    return max([len(w) for w in words] + [1]) * size * 0.58
+
+
+def legend(x: float, y: float, width: float = 120, label: str = "weight") -> list[str]:
+    """A colour bar from 0 to 1 in the accent's opacity, with its label."""
+    steps = 10
+    parts = [text(x, y + 9, label, size=11)]
+    left = x + char_width([label], 11) + 6
+    for i in range(steps):
+        opacity = (i + 0.5) / steps
+        parts.append(
+            rect(
+                left + i * width / steps,
+                y,
+                width / steps,
+                10,
+                ACCENT,
+                f' fill-opacity="{opacity:.2f}"',
+            )
+        )
+    parts.append(text(left, y + 22, "0", size=10))
+    parts.append(text(left + width, y + 22, "1", size=10, anchor="end"))
+    return parts
+
+
+def heatmap(
+    values: np.ndarray,
+    rows: list[str],
+    cols: list[str],
+    *,
+    heading: str,
+    blocked: np.ndarray | None = None,
+    label: str,
+    value_label: str = "weight",
+) -> str:
+    """A grid of ``values`` in [0, 1] (rows x cols) as accent opacity, row and column labels,
+    ``blocked`` cells (True) drawn as hatched grey with a cross, a legend and a heading."""
+    T, S = values.shape
+    cell = max(14.0, min(40.0, 300.0 / max(T, S)))
+    left = char_width(rows) + 10
+    top = 22 + char_width(cols) * 0.8 + 8
+    width = max(left + S * cell + 8, 300.0)
+    height = top + T * cell + 44
+    parts = [text(0, 14, heading, size=12, extra=' font-weight="600"')]
+    for s, word in enumerate(cols):
+        x, y = left + s * cell + cell / 2, top - 6
+        parts.append(text(x, y, word, size=11, rotate=-50))
+    for t, word in enumerate(rows):
+        parts.append(text(left - 6, top + t * cell + cell / 2 + 4, word, size=11, anchor="end"))
+        for s in range(S):
+            x, y = left + s * cell, top + t * cell
+            if blocked is not None and blocked[t, s]:
+                parts.append(rect(x, y, cell - 1, cell - 1, "currentColor", ' fill-opacity="0.12"'))
+                parts.append(
+                    line(x + 3, y + 3, x + cell - 4, y + cell - 4, extra=' stroke-opacity="0.45"')
+                )
+                continue
+            parts.append(
+                rect(x, y, cell - 1, cell - 1, ACCENT, f' fill-opacity="{float(values[t, s]):.2f}"')
+            )
+    parts.append(
+        rect(
+            left - 0.5,
+            top - 0.5,
+            S * cell,
+            T * cell,
+            "none",
+            ' stroke="currentColor" stroke-opacity="0.3"',
+        )
+    )
+    parts.extend(legend(left, top + T * cell + 12, label=value_label))
+    if blocked is not None and blocked.any():
+        lx = left + 190
+        ly = top + T * cell + 12
+        parts.append(rect(lx, ly, 10, 10, "currentColor", ' fill-opacity="0.12"'))
+        parts.append(text(lx + 14, ly + 9, "blocked by the mask", size=11))
+    return svg(width, height, parts, label)
