@@ -145,8 +145,8 @@ def test_mask_view_click_and_slider(browser, tmp_path):
     p = view.page
     p.locator('.clv-token[data-q="4"]').click()
     assert "may see 1 of 6: t4" in p.locator(".clv-readout").text_content()
-    p.get_by_label("window").fill("2")  # the slider's third value: width 3
-    p.get_by_label("window").dispatch_event("input")
+    p.get_by_label("window", exact=True).fill("2")  # the slider's third value: width 3
+    p.get_by_label("window", exact=True).dispatch_event("input")
     p.locator('.clv-token[data-q="4"]').click()
     blocked = [
         p.locator(f'rect[data-q="4"][data-k="{s}"]').get_attribute("data-blocked") == "1"

@@ -142,7 +142,12 @@ def heatmap(
             ' stroke="currentColor" stroke-opacity="0.3"',
         )
     )
-    parts.extend(legend(left, top + T * cell + 12, label=value_label))
+    if value_label is None:
+        ly = top + T * cell + 12
+        parts.append(rect(left, ly, 10, 10, ACCENT, ' fill-opacity="0.85"'))
+        parts.append(text(left + 14, ly + 9, "may attend", size=11))
+    else:
+        parts.extend(legend(left, top + T * cell + 12, label=value_label))
     if blocked is not None and blocked.any():
         lx = left + 190
         ly = top + T * cell + 12

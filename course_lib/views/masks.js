@@ -30,6 +30,22 @@ function start(root, data) {
     return data.families[state.family].masks[state.value].charAt(t * T + s) === "1";
   }
 
+  // Show query t; the keyboard focus goes to it (keyboard) or stays on the token that had
+  // it (hover), though the redraw replaces the nodes.
+  var restoring = false;
+  function show(t, keyboard) {
+    if (state.focus === t && !keyboard) return;
+    var active = document.activeElement;
+    var had = active && panel.contains(active) ? active.getAttribute("data-q") : null;
+    state.focus = t;
+    draw();
+    var target = keyboard ? String(t) : had;
+    if (target === null) return;
+    restoring = true;
+    panel.querySelector('.clv-token[data-q="' + target + '"]').focus();
+    restoring = false;
+  }
+
   function draw() {
     clear(panel);
     var c = 24, words = data.tokens;
@@ -37,15 +53,18 @@ function start(root, data) {
     var left = wide + 10, top = wide * 0.75 + 14;
     var width = left + T * c + 4, height = top + T * c + 4;
     var svg = el("svg:svg", { "class": "clv-grid", viewBox: "0 0 " + width + " " + height,
-      width: width, height: height, role: "img",
+      width: width, height: height, role: "group",
       "aria-label": "mask: rows are queries, columns keys, filled = may attend" }, panel);
     words.forEach(function (k, s) {
       var x = left + s * c + c / 2, y = top - 6;
       el("svg:text", { x: x, y: y, transform: "rotate(-50 " + x + " " + y + ")" }, svg, k);
     });
     for (var t = 0; t < T; t++) {
+      // One tab stop for the queries (roving tabindex): the focused one, else the first.
+      var stop = state.focus === null ? t === 0 : state.focus === t;
       var g = el("svg:g", {
-        "class": "clv-token" + (state.focus === t ? " clv-on" : ""), tabindex: "0",
+        "class": "clv-token" + (state.focus === t ? " clv-on" : ""),
+        tabindex: stop ? "0" : "-1",
         role: "button", "data-q": String(t), "aria-label": "query " + (t + 1) + ": " + words[t]
       }, svg);
       el("svg:rect", { "class": "clv-hit", x: 2, y: top + t * c + 3, width: left - 4,
@@ -53,15 +72,17 @@ function start(root, data) {
       el("svg:text", { x: left - 6, y: top + t * c + c / 2 + 4, "text-anchor": "end" }, g,
         words[t]);
       (function (t, g) {
-        function show(keep) {
-          if (state.focus === t) return;
-          state.focus = t;
-          draw();
-          if (keep) panel.querySelector('.clv-token[data-q="' + t + '"]').focus();
-        }
-        g.addEventListener("mouseenter", function () { show(false); });
-        g.addEventListener("focus", function () { show(true); });
-        g.addEventListener("click", function () { show(true); });
+        g.addEventListener("mouseenter", function () { show(t, false); });
+        g.addEventListener("focus", function () { if (!restoring) show(t, true); });
+        g.addEventListener("click", function () { show(t, true); });
+        g.addEventListener("keydown", function (event) {
+          var next = event.key === "ArrowDown" || event.key === "ArrowRight" ? t + 1
+            : event.key === "ArrowUp" || event.key === "ArrowLeft" ? t - 1
+              : event.key === "Home" ? 0 : event.key === "End" ? T - 1 : null;
+          if (next === null || next < 0 || next >= T) return;
+          event.preventDefault();
+          show(next, true);
+        });
       })(t, g);
       for (var s = 0; s < T; s++) {
         var off = blocked(t, s);
@@ -81,12 +102,14 @@ function start(root, data) {
     }
     clear(readout);
     if (state.focus === null) {
-      readout.textContent = "Hover over a query, click it or tab to it: what may it see?";
+      readout.textContent = "Hover over a query, tap it or tab to it (then the arrow keys): " +
+        "what may it see?";
       return;
     }
     var seen = [];
     for (var k = 0; k < T; k++) if (!blocked(state.focus, k)) seen.push(words[k]);
-    el("b", {}, readout, words[state.focus]);
+    readout.appendChild(document.createTextNode("query " + (state.focus + 1) + " "));
+    el("b", {}, readout, "\u201c" + words[state.focus] + "\u201d");
     readout.appendChild(document.createTextNode(seen.length
       ? " may see " + seen.length + " of " + T + ": " + seen.join(" ")
       : " may see nothing: every key is blocked"));

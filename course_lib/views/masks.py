@@ -17,6 +17,7 @@ import torch
 
 from course_lib._foreign_names import explains_bad_calls
 from course_lib._validate_basics import type_name
+from course_lib.views import _static
 from course_lib.views._html import HtmlView, build_view
 from course_lib.views.attention import token_list
 
@@ -56,6 +57,7 @@ def mask_view(
     *,
     title: str | None = None,
     parameter: str = "window",
+    link: str | None = None,
 ) -> HtmlView:
     """An interactive view of masks, one family at a time.
 
@@ -66,6 +68,9 @@ def mask_view(
         tokens: the ``T`` tokens labelling rows and columns; by default ``0 .. T-1``.
         title: a line above the view.
         parameter: the slider's label (``"window"``).
+        link: the address of the book's page that shows the view
+            (:func:`~course_lib.views.book_page`), named under the picture shown where
+            scripts do not run.
 
     Returns:
         An :class:`~course_lib.views.HtmlView`.
@@ -99,4 +104,17 @@ def mask_view(
         )
     words = words or [str(i) for i in range(size)]
     data = {"title": title or "", "tokens": words, "families": families}
-    return build_view("masks", data, "masks.js", title or "Attention masks: what each query sees")
+    label = title or "Attention masks: what each query sees"
+    first = families[0]
+    bits = np.array([b == "1" for b in first["masks"][0]]).reshape(len(words), len(words))
+    heading = first["name"] + (f", {parameter} {first['values'][0]}" if first["values"][0] else "")
+    picture = _static.heatmap(
+        np.where(bits, 0.0, 0.85),
+        words,
+        words,
+        heading=heading,
+        blocked=bits,
+        label=f"{label}: {heading}, queries by keys",
+        value_label=None,
+    )
+    return build_view("masks", data, "masks.js", label, picture=picture, link=link)
