@@ -242,3 +242,129 @@ def test_the_built_pages_views_run_offline(browser, theme):
             assert root.locator(".clv-readout").text_content().strip(), page.name
         assert set(view.errors) <= baseline, (page.name, view.errors)
         assert view.network() == [], (page.name, view.network())
+
+
+# The second edition (issue 48): the picture, the keys, every head, the key side
+
+
+def _strip_scripts_and_styles(html: str) -> str:
+    """What GitHub does to a notebook's HTML output: scripts and styles removed."""
+    import re
+
+    html = re.sub(r"<script\b.*?</script>", "", html, flags=re.S)
+    return re.sub(r"<style\b.*?</style>", "", html, flags=re.S)
+
+
+def test_the_picture_shows_where_scripts_do_not_run(browser, tmp_path):
+    from course_lib.views import book_page, encoder_decoder_view
+    from test_views import translator_weights
+
+    w, src, tgt = translator_weights()
+    view = encoder_decoder_view(w, src, tgt, title="Demo", link=book_page("05_translation"))
+    stripped = tmp_path / "stripped.html"
+    stripped.write_text(_strip_scripts_and_styles(view.page()), encoding="utf-8")
+    saved = view.save(tmp_path / "v.html")
+    no_js = browser.new_context(java_script_enabled=False)
+    for page in (Page(browser, stripped.as_uri()).page, no_js.new_page()):
+        if page.url == "about:blank":
+            page.goto(saved.as_uri())
+        picture = page.locator(".clv-fallback svg.clv-picture")
+        assert picture.is_visible()
+        box = picture.bounding_box()
+        assert box["width"] > 150 and box["height"] > 100  # a picture, not a line
+        cells = picture.locator("rect[fill-opacity]")
+        assert cells.count() >= len(src[0]) ** 2  # the first sentence's grid
+        caption = page.locator(".clv-fallback figcaption").text_content()
+        assert "05_translation.html" in caption and "Trust Notebook" in caption
+    no_js.close()
+    p = Page(browser, saved.as_uri()).page  # where scripts run, the view replaces it
+    assert not p.locator(".clv-fallback").is_visible()
+
+
+def test_keys_pressed_in_a_view_stay_in_the_view(browser, tmp_path):
+    """Jupyter's shortcuts listen on the page (ArrowDown = next cell, "a" = new cell)."""
+    path = attention_view(_weights(2, 3, 4, 5), SOURCES[0], TARGETS[0]).save(tmp_path / "v.html")
+    p = Page(browser, path.as_uri()).page
+    p.evaluate(
+        "window.heard = []; ['keydown', 'keypress', 'keyup'].forEach(type => "
+        "document.addEventListener(type, e => window.heard.push(e.key)))"
+    )
+    p.locator('.clv-grid .clv-token[data-q="0"]').focus()
+    for key in ("ArrowDown", "a", "b", "Enter", "x", "ArrowUp"):
+        p.keyboard.press(key)
+    p.get_by_label("Head", exact=True).focus()
+    p.keyboard.press("ArrowDown")
+    assert p.evaluate("window.heard") == []
+    assert p.locator(".clv-grid rect.clv-row").get_attribute("data-q") == "0"  # down, up
+    assert p.get_by_label("Head", exact=True).input_value() == "1"  # the picker moved
+    p.evaluate("document.activeElement.blur()")
+    p.keyboard.press("a")  # outside a view the page hears keys as before
+    assert p.evaluate("window.heard").count("a") >= 1
+
+
+def test_every_head_at_a_glance_opens_one_and_the_key_side(browser, tmp_path):
+    w = _weights(2, 3, 4, 5)
+    path = attention_view(w, SOURCES[0], TARGETS[0]).save(tmp_path / "v.html")
+    p = Page(browser, path.as_uri()).page
+    thumbs = p.locator(".clv-multiples .clv-thumb")
+    assert thumbs.count() == 2 * (3 + 1)  # layers x (mean + heads)
+    assert p.locator(".clv-multiples .clv-thumb[tabindex='0']").count() == 1  # one tab stop
+    p.locator('.clv-thumb[data-layer="1"][data-head="2"]').click()
+    assert p.get_by_label("Layer", exact=True).input_value() == "1"
+    assert p.get_by_label("Head", exact=True).input_value() == "3"  # "head 3"
+    p.locator('.clv-grid .clv-token[data-q="1"]').focus()
+    assert _row(p, 1) == _expected(w, 1, 2, 1)
+    # keyboard: from the chosen thumbnail, ArrowLeft then Enter opens head 2 of layer 2
+    p.locator(".clv-multiples .clv-thumb[tabindex='0']").focus()
+    p.keyboard.press("ArrowLeft")
+    p.keyboard.press("Enter")
+    assert p.get_by_label("Head", exact=True).input_value() == "2"
+    # the key side: focusing key 3 ("black") reads out every query's weight on it
+    p.locator('.clv-grid .clv-token[data-k="3"]').focus()
+    readout = p.locator(".clv-readout").text_content()
+    q = np.rint(w.numpy().astype(np.float64) * 100)[1, 1, :, 3] / 100
+    expected = " · ".join(f"{t} {v:.2f}" for t, v in zip(SOURCES[0], q, strict=True))
+    assert readout == f"attending to black: {expected}"
+    assert p.locator('.clv-lines line.clv-link[data-k="3"]').count() == 4
+    assert p.locator(".clv-lines line.clv-link").count() == 4
+
+
+def test_one_tab_stop_per_side_and_focus_survives_the_mouse(browser, tmp_path):
+    path = attention_view(_weights(4, 4), SOURCES[0]).save(tmp_path / "v.html")
+    p = Page(browser, path.as_uri()).page
+    stops = p.locator(".clv [tabindex='0']")
+    assert stops.count() == 2  # the queries and the keys (no pickers for one head)
+    p.locator('.clv-grid .clv-token[data-q="2"]').focus()
+    p.locator('.clv-grid .clv-token[data-q="0"]').hover()  # the pointer passes by
+    assert p.evaluate("document.activeElement.getAttribute('data-q')") == "2"
+    p.keyboard.press("ArrowDown")
+    assert p.evaluate("document.activeElement.getAttribute('data-q')") == "3"
+
+
+def test_decoder_self_attention_reads_blocked_keys_as_blocked(browser, tmp_path):
+    from course_lib.views import encoder_decoder_view
+    from test_views import translator_weights
+
+    w, src, tgt = translator_weights()
+    path = encoder_decoder_view(w, src, tgt).save(tmp_path / "ed.html")
+    p = Page(browser, path.as_uri()).page
+    p.get_by_label("Attention", exact=True).select_option(label="decoder self-attention")
+    p.locator('.clv-grid .clv-token[data-q="1"]').focus()
+    cells = p.locator('.clv-grid rect[data-q="1"][data-k]')
+    row = [cells.nth(i).get_attribute("data-w") for i in range(cells.count())]
+    assert row[2:] == ["blocked"] * (len(tgt[0]) - 2) and "blocked" not in row[:2]
+    assert p.locator('rect.clv-blocked[data-q="1"]').count() == len(tgt[0]) - 2
+    assert "blocked" in p.locator(".clv-readout").text_content()
+    assert "causal mask" in p.locator(".clv-legend").text_content()
+
+
+def test_sliders_speak_their_value(browser, tmp_path):
+    T = 6
+    masks = {"sliding window": {w: sliding_window_mask(T, w) for w in range(2, T + 1)}}
+    path = mask_view(masks, [f"t{i}" for i in range(T)]).save(tmp_path / "m.html")
+    p = Page(browser, path.as_uri()).page
+    slider = p.get_by_label("window", exact=True)
+    assert slider.get_attribute("aria-valuetext") == "2"  # the first value, not index 0
+    slider.fill("3")
+    slider.dispatch_event("input")
+    assert slider.get_attribute("aria-valuetext") == "5"
