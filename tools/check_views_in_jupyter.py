@@ -10,7 +10,12 @@ it copies every chapter cell whose stored output is a view into one notebook, si
 (Playwright, no downloaded browser) opens it in JupyterLab (``/lab/tree/...``) and in
 Notebook 7 (``/notebooks/...``). For each it checks that every view comes to life, that the
 keyboard reaches a query token (Tab from the first picker) and the readout then names it,
-and that no request leaves the local server. JupyterLab is not a dependency of the course:
+that keys pressed on a view's controls (arrows, letters that are Jupyter shortcuts, Enter)
+change the view and not the notebook (no cell added, removed or entered, the active cell
+kept), and that no request leaves the local server. A second copy, not trusted (as a
+download or a clone arrives), must show every view's picture; trusting it by the command
+palette's *Trust Notebook*, as the picture's caption says, and reopening it brings the views
+to life. JupyterLab is not a dependency of the course:
 pass the ``jupyter`` of an environment that has ``jupyterlab`` and ``notebook``. Colab
 cannot be reached from here (no network); it shows ``text/html`` outputs with their scripts
 in an iframe, as these pages do.
@@ -33,10 +38,11 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def view_cells() -> list[nbformat.NotebookNode]:
-    """Every chapter code cell whose stored output is a course_lib view."""
+def view_cells(notebook: Path | None = None) -> list[nbformat.NotebookNode]:
+    """Every chapter code cell (or ``notebook``'s) whose stored output is a course_lib view."""
     cells = []
-    for path in sorted((ROOT / "chapters").glob("*.ipynb")):
+    paths = [notebook] if notebook else sorted((ROOT / "chapters").glob("*.ipynb"))
+    for path in paths:
         nb = nbformat.read(path, as_version=4)
         for cell in nb.cells:
             outputs = cell.get("outputs", []) if cell.cell_type == "code" else []
@@ -77,6 +83,7 @@ def check(page, url: str, n_views: int) -> dict:
         page.keyboard.press("Tab")
     token = page.evaluate("document.activeElement.getAttribute('aria-label')")
     readout = page.locator(".clv-readout").first.text_content()
+    keys = press_keys(page)
     base = url.split("/", 3)[:3]
     local = "/".join(base)
     outside = [u for u in requests if not u.startswith((local, "data:", "blob:", "about:"))]
@@ -85,7 +92,97 @@ def check(page, url: str, n_views: int) -> dict:
         "views ready": page.locator('.clv[data-clv-ready="1"]').count(),
         "keyboard reached": token,
         "readout": readout,
+        **keys,
         "requests outside the local server": outside,
+    }
+
+
+NOTEBOOK_STATE = """() => {
+  const cells = [...document.querySelectorAll('.jp-Notebook .jp-Cell')];
+  return {cells: cells.length,
+          active: cells.findIndex(c => c.classList.contains('jp-mod-active')),
+          editing: !!document.querySelector('.jp-Notebook.jp-mod-editMode')};
+}"""
+
+#: What is pressed on each kind of control: arrows and Enter move in the view; "a", "b",
+#: "x", "m" and "d" are Jupyter's command-mode shortcuts (insert, cut, to markdown, ...).
+KEYS = ["ArrowDown", "ArrowUp", "ArrowRight", "a", "b", "x", "m", "d", "Enter"]
+
+
+def press_keys(page) -> dict:
+    """Press KEYS on a picker, a query token, a key token and a small multiple of each view;
+    the notebook must not change, and the view must (a picker's value, the focused token)."""
+    before = page.evaluate(NOTEBOOK_STATE)
+    pressed, moved = 0, 0
+    for root in page.locator('.clv[data-clv-ready="1"]').all():
+        for selector in ("select", ".clv-grid .clv-token[data-q]", ".clv-token", ".clv-thumb"):
+            target = root.locator(f'{selector}[tabindex="0"], {selector}').first
+            if target.count() == 0:
+                continue
+            target.focus()
+            start = page.evaluate(
+                "[document.activeElement.outerHTML.length, document.activeElement.value]"
+            )
+            for key in KEYS:
+                page.keyboard.press(key)
+                pressed += 1
+                if key == "ArrowDown":
+                    after = page.evaluate(
+                        "[document.activeElement.outerHTML.length, document.activeElement.value]"
+                    )
+                    moved += after != start
+                if not root.evaluate("r => r.contains(document.activeElement)"):
+                    break
+    after = page.evaluate(NOTEBOOK_STATE)
+    return {
+        "keys pressed": pressed,
+        "view moved on ArrowDown": moved,
+        "notebook before": before,
+        "notebook after": after,
+        "notebook unchanged": before == after,
+    }
+
+
+def check_untrusted(page, url: str, n_views: int) -> dict:
+    """The notebook as downloaded: pictures, no script; then Trust Notebook and reopen."""
+    page.goto(url)
+    page.wait_for_selector(".clv-fallback svg.clv-picture", timeout=90_000)
+    try:
+        page.get_by_role("dialog").get_by_role("button", name="No Kernel").click(timeout=8000)
+    except Exception:
+        pass
+    time.sleep(1)
+    pictures = page.locator(".clv-fallback svg.clv-picture")
+    shown = sum(p.is_visible() for p in pictures.all())
+    captions = page.locator(".clv-fallback figcaption").count()
+    ready = page.locator('.clv[data-clv-ready="1"]').count()
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+Shift+C")  # the command palette
+    page.keyboard.type("Trust Notebook")
+    page.keyboard.press("Enter")
+    try:
+        page.get_by_role("dialog").get_by_role("button", name="Trust").click(timeout=8000)
+        trusted = True
+    except Exception:
+        trusted = False
+    time.sleep(2)
+    ready_after_trust = page.locator('.clv[data-clv-ready="1"]').count()
+    page.reload()
+    try:
+        page.wait_for_function(
+            f"document.querySelectorAll('.clv[data-clv-ready=\"1\"]').length >= {n_views}",
+            timeout=60_000,
+        )
+    except Exception:
+        pass
+    return {
+        "url": url,
+        "pictures shown (untrusted)": shown,
+        "captions": captions,
+        "views running (untrusted)": ready,
+        "trusted by the palette": trusted,
+        "views running after trust": ready_after_trust,
+        "views running after reopening": page.locator('.clv[data-clv-ready="1"]').count(),
     }
 
 
@@ -93,6 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jupyter", required=True, help="a jupyter with jupyterlab and notebook")
     parser.add_argument("--record", type=Path, help="write the results here (JSON)")
+    parser.add_argument(
+        "--notebook", type=Path, help="check this notebook's view cells instead of the chapters'"
+    )
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -100,11 +200,12 @@ def main(argv: list[str] | None = None) -> int:
     if chromium is None:
         print("no Chromium (Debian: apt-get install chromium)", file=sys.stderr)
         return 2
-    cells = view_cells()
+    cells = view_cells(args.notebook)
     with tempfile.TemporaryDirectory() as tmp:
         nb = nbformat.v4.new_notebook()
         nb.cells = cells
         nbformat.write(nb, Path(tmp, "views.ipynb"))
+        nbformat.write(nb, Path(tmp, "untrusted.ipynb"))
         subprocess.run([args.jupyter, "trust", "views.ipynb"], cwd=tmp, check=True)
         port = free_port()
         server = subprocess.Popen(
@@ -133,6 +234,11 @@ def main(argv: list[str] | None = None) -> int:
                     page = browser.new_page(viewport={"width": 1300, "height": 900})
                     results.append(check(page, f"http://127.0.0.1:{port}/{path}", len(cells)))
                     page.close()
+                for path in ("lab/tree/untrusted.ipynb", "notebooks/untrusted.ipynb"):
+                    page = browser.new_page(viewport={"width": 1300, "height": 900})
+                    url = f"http://127.0.0.1:{port}/{path}"
+                    results.append(check_untrusted(page, url, len(cells)))
+                    page.close()
                 browser.close()
         finally:
             server.terminate()
@@ -140,8 +246,14 @@ def main(argv: list[str] | None = None) -> int:
     ok = all(
         r["views ready"] == len(cells)
         and r["keyboard reached"]
+        and r["notebook unchanged"]
         and not r["requests outside the local server"]
-        for r in results
+        for r in results[:2]
+    ) and all(
+        r["pictures shown (untrusted)"] == len(cells)
+        and r["views running (untrusted)"] == 0
+        and r["views running after reopening"] == len(cells)
+        for r in results[2:]
     )
     lab = subprocess.run([args.jupyter, "lab", "--version"], capture_output=True, text=True)
     record = {

@@ -18,9 +18,11 @@ id, so two identical views on one page each come to life.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import html
 import json
+import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -111,6 +113,19 @@ def fallback_caption(label: str, link: str | None) -> str:
     )
 
 
+def picture_img(svg: str, label: str) -> str:
+    """``svg`` (a standalone SVG document) as an ``<img>`` whose source is the data itself:
+    sanitizers that drop inline ``<svg>`` (JupyterLab's, for a notebook not yet trusted) keep
+    it, and it makes no request."""
+    size = re.search(r'width="([0-9.]+)" height="([0-9.]+)"', svg)
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return (
+        f'<img class="clv-picture" alt="{html.escape(label)}" width="{size[1]}" '
+        f'height="{size[2]}" style="max-width:100%;height:auto" '
+        f'src="data:image/svg+xml;base64,{data}">'
+    )
+
+
 def build_view(
     kind: str, data: dict, script: str, label: str, *, picture: str = "", link: str | None = None
 ) -> HtmlView:
@@ -126,7 +141,7 @@ def build_view(
         f'<div class="clv clv-{kind}" id="{view_id}" role="group" '
         f'aria-label="{html.escape(label)}">\n'
         f"<style>{style}</style>\n"
-        f'<figure class="clv-fallback">{picture}\n'
+        f'<figure class="clv-fallback">{picture_img(picture, label) if picture else ""}\n'
         f"<figcaption>{html.escape(fallback_caption(label, link))}</figcaption></figure>\n"
         f'<script type="application/json" class="clv-data">{payload}</script>\n'
         f'<script>(function(){{\n"use strict";\nvar ROOT_ID = "{view_id}";\n'

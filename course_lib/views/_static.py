@@ -1,9 +1,10 @@
-"""The picture inside every view: its first state as inline SVG, for places without scripts.
+"""The picture inside every view: its first state as an SVG image, for places without scripts.
 
 GitHub, a notebook not yet trusted, a sanitized export and a browser without JavaScript drop
-the view's script (and often its ``<style>``), so the picture carries its own colours and
-sizes as attributes and its text in ``currentColor`` (the page's colour, light or dark). The
-script hides it when the interactive view starts. Same data, same bytes: coordinates are
+the view's script (and often its ``<style>`` and any inline ``<svg>``: JupyterLab's sanitizer
+keeps only their text), so the picture is a self-contained SVG document shown as an
+``<img>`` with a ``data:`` source (no request), on a white card of its own, its text in
+``currentColor`` (black inside an image). The script hides it when the view starts. Same data, same bytes: coordinates are
 rounded to one decimal, nothing random.
 """
 
@@ -59,14 +60,21 @@ def line(
     )
 
 
+#: SVG's namespace, which a standalone SVG document (an image) must declare.
+SVG_NS = "http://www.w3.org/2000/svg"
+#: The card's margin around the drawing, in px.
+PAD = 8
+
+
 def svg(width: float, height: float, parts: list[str], label: str) -> str:
-    """An ``<svg>`` (no namespace URL: the HTML parser supplies it) of the given size."""
+    """A standalone SVG document of the given size (plus a margin) on a white card;
+    :func:`course_lib.views._html.build_view` embeds it as an image."""
+    w, h = width + 2 * PAD, height + 2 * PAD
     return (
-        f'<svg class="clv-picture" viewBox="0 0 {num(width)} {num(height)}" '
-        f'width="{num(width)}" height="{num(height)}" role="img" '
-        f'aria-label="{html.escape(label)}" style="max-width:100%;height:auto;{FONT}">'
-        + "".join(parts)
-        + "</svg>"
+        f'<svg xmlns="{SVG_NS}" viewBox="0 0 {num(w)} {num(h)}" width="{num(w)}" '
+        f'height="{num(h)}" style="{FONT}"><title>{html.escape(label)}</title>'
+        f'<rect width="{num(w)}" height="{num(h)}" rx="6" fill="#fff"/>'
+        f'<g transform="translate({PAD} {PAD})">' + "".join(parts) + "</g></svg>"
     )
 
 
