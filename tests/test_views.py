@@ -258,3 +258,73 @@ def test_offset_view_holds_every_curve_and_names_bad_input():
         offset_view({"a": torch.randn(6, 5)})
     with pytest.raises(ValueError, match=r"every matrix must be \(6, 6\)"):
         offset_view({"a": torch.randn(6, 6), "b": torch.randn(5, 5)})
+
+
+# Positions and offsets (issue 48)
+
+
+def _picture(view: HtmlView) -> str:
+    """The picture's SVG document, decoded from its image's data: source."""
+    found = re.search(
+        r'<figure class="clv-fallback"><img class="clv-picture"[^>]*'
+        r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"',
+        view.html,
+    )
+    assert found, "the view carries no picture of its first state"
+    return base64.b64decode(found.group(1)).decode("utf-8")
+
+
+def test_positions_view_embeds_one_exact_dot_product_per_offset():
+    from course_lib.positional import sinusoidal_encoding
+
+    data = data_of(positions_view(sinusoidal_encoding(32, 16), position=3, offset=2))
+    speeds = 10000.0 ** (-np.arange(8) / 8)  # 1 / 10000^(2i/d), d = 16
+    np.testing.assert_array_equal(data["speeds"], speeds)
+    exact = np.cos(np.arange(32)[:, None] * speeds).sum(axis=1)  # sum_i cos(k w_i)
+    assert data["dots"] == [int(v) for v in np.rint(exact * 1000)]
+    assert data["dots"][0] == 8000 and data["dots"][2] == 6368  # d / 2 at k = 0
+    assert data["speed_labels"][:3] == ["\u03c9 = 1", "\u03c9 = 0.32", "\u03c9 = 0.1"]
+    # Another base: the speeds are read off the table, and every p agrees with the one number.
+    table = sinusoidal_encoding(20, 8, base=100.0).numpy().astype(np.float64)
+    dots = np.array(data_of(positions_view(table))["dots"]) / 1000
+    for k in range(20):
+        np.testing.assert_allclose(
+            np.einsum("pd,pd->p", table[: 20 - k], table[k:]), dots[k], atol=5e-4 + 1e-5
+        )
+    with pytest.raises(ValueError, match="must be a sinusoidal table"):
+        positions_view(torch.rand(12, 8))
+
+
+def test_positions_and_offset_views_draw_their_first_state_and_name_their_page():
+    from course_lib.positional import sinusoidal_encoding
+    from course_lib.views import book_page
+
+    link = book_page("04_positional_encoding")
+    view = positions_view(sinusoidal_encoding(32, 16), position=3, offset=2, link=link)
+    picture = _picture(view)
+    assert "PE(3) \u00b7 PE(5) = 6.368" in picture and "\u03c9 = 0.32" in picture
+    assert 'stroke="#1f77b4"' in picture and 'stroke="#2a8a2a"' in picture  # p blue, p+k green
+    # The hand of p = 3 on the fastest dial: x = cos 3 (left), y = sin 3 (up, SVG y down).
+    hands = re.findall(
+        r'<line x1="([\d.]+)" y1="([\d.]+)" x2="([\d.-]+)" y2="([\d.-]+)" stroke="#1f77b4" '
+        r'stroke-width="4"',
+        picture,
+    )
+    x1, y1, x2, y2 = map(float, hands[0])
+    assert x2 - x1 == pytest.approx(26 * np.cos(3), abs=0.2)
+    assert y1 - y2 == pytest.approx(26 * np.sin(3), abs=0.2)
+    assert link in view.html and view.link == link
+
+    L = 6
+    scores = {"rotary": torch.randn(L, L), "added": torch.randn(L, L)}
+    offsets = offset_view(scores, position=2, link=book_page("07_modern_transformers"))
+    picture = _picture(offsets)
+    assert picture.count('stroke-opacity="0.15"') == 2 * L  # every m, faint
+    assert picture.count('stroke-width="2.2"') == 2  # the start's m
+    assert "07_modern_transformers.html" in offsets.html
+    # Legend and labels in the page's colour (AA on light and dark), colours on lines only.
+    assert set(re.findall(r'<text[^>]*fill="([^"]+)"', picture)) == {"currentColor"}
+    for made in (view, offsets):
+        assert not re.search(r"https?:", made.html) and made.nbytes < BUDGET_BYTES
+    again = offset_view(scores, position=2, link=book_page("07_modern_transformers"))
+    assert again.html == offsets.html  # deterministic bytes

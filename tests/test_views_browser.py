@@ -171,9 +171,11 @@ def test_positions_view_sliders_bars_and_dials(browser, tmp_path):
     np.testing.assert_allclose(got, table[5].numpy(), atol=0.0006)
     p.get_by_label("position p", exact=True).fill("7")
     p.get_by_label("position p", exact=True).dispatch_event("input")
-    expected = float(np.rint(table.numpy() * 1000)[7] @ np.rint(table.numpy() * 1000)[9]) / 1e6
+    # Exact: sum_i cos(k w_i) in float64, not the dot product of the rounded table (M3).
+    speeds = 10000.0 ** (-np.arange(4) / 4)
+    expected = np.cos(2 * speeds).sum()
     assert f"PE(7) · PE(9) = {expected:.3f}" in p.locator(".clv-readout").text_content()
-    assert p.locator(".clv-dials line").count() == 2 * 4  # two hands on each of 4 dials
+    assert p.locator(".clv-dials line.clv-hand").count() == 2 * 4  # two hands, 4 dials
     assert view.errors == [] and view.network() == []
 
 
@@ -370,3 +372,179 @@ def test_sliders_speak_their_value(browser, tmp_path):
     slider.fill("3")
     slider.dispatch_event("input")
     assert slider.get_attribute("aria-valuetext") == "5"
+
+
+# Positions and offsets (issue 48)
+
+
+def _positions_page(browser, tmp_path, width=1000, **kwargs):
+    from course_lib.positional import sinusoidal_encoding
+    from course_lib.views import positions_view
+
+    path = positions_view(sinusoidal_encoding(32, 16), **kwargs).save(tmp_path / "pos.html")
+    return Page(browser, path.as_uri(), width=width)
+
+
+def _slider_says(p, label: str) -> str:
+    """The value a slider shows, checked against what a screen reader hears."""
+    wrap = p.locator("label.clv-picker").filter(has=p.get_by_label(label, exact=True))
+    shown = wrap.locator("output").text_content()
+    assert p.get_by_label(label, exact=True).get_attribute("aria-valuetext") == shown
+    return shown
+
+
+def test_positions_view_readout_is_the_same_for_every_p(browser, tmp_path):
+    view = _positions_page(browser, tmp_path, position=0, offset=2)
+    p = view.page
+    readouts = set()
+    p.get_by_label("position p", exact=True).focus()
+    for pos in range(30):  # every p with p + 2 inside the table, from the keyboard
+        assert _slider_says(p, "position p") == str(pos) and _slider_says(p, "offset k") == "2"
+        text = p.locator(".clv-readout").text_content()
+        assert text.startswith(f"PE({pos}) · PE({pos + 2}) = ")
+        readouts.add(text.split(" = ")[1])
+        p.keyboard.press("ArrowRight")
+    assert readouts == {"6.368: the same for every p at offset k"}
+    k = p.get_by_label("offset k", exact=True)
+    k.focus()
+    k.press("Home")  # p = 30 now: the offsets run -30 .. 1
+    assert _slider_says(p, "offset k") == "-30"
+    k.fill("0")
+    k.dispatch_event("input")
+    assert "PE(30) · PE(30) = 8.000" in p.locator(".clv-readout").text_content()  # d / 2
+    assert view.errors == [] and view.network() == []
+
+
+def test_positions_view_dials_follow_the_chapters_figure(browser, tmp_path):
+    view = _positions_page(browser, tmp_path, width=360, position=0, offset=1)
+    p = view.page
+    dials = p.locator("svg.clv-dial")
+    assert dials.count() == 8
+    for i in range(8):  # p = 0: every hand of p points to 3 o'clock (cos 0, sin 0)
+        hand = dials.nth(i).locator("line.clv-hand-p")
+        x1, y1, x2, y2 = (float(hand.get_attribute(a)) for a in ("x1", "y1", "x2", "y2"))
+        assert x2 > x1 and y2 == y1 and hand.get_attribute("stroke") == "#1f77b4"
+    green = dials.nth(0).locator("line.clv-hand-q")  # p + k = 1: 1 radian anticlockwise
+    x1, y1, x2, y2 = (float(green.get_attribute(a)) for a in ("x1", "y1", "x2", "y2"))
+    assert green.get_attribute("stroke") == "#2a8a2a"
+    assert x2 - x1 == pytest.approx(26 * np.cos(1), abs=0.05)
+    assert y1 - y2 == pytest.approx(26 * np.sin(1), abs=0.05)  # up on the screen
+    assert "ω = 1" in dials.nth(0).text_content() and "ω = 0.32" in dials.nth(1).text_content()
+    legend = p.locator(".clv-dials .clv-legend").text_content()
+    assert "hand of p = 0" in legend and "hand of p + k = 1" in legend
+    # At a phone's width the dials wrap into rows; their text is not shrunk below 11 px.
+    sizes = p.evaluate(
+        """() => Array.from(document.querySelectorAll('svg.clv-dial text')).map(t =>
+             t.getBoundingClientRect().height)"""
+    )
+    font = p.evaluate(
+        "parseFloat(getComputedStyle(document.querySelector('svg.clv-dial text')).fontSize)"
+    )
+    scale = p.evaluate("document.querySelector('svg.clv-dial').getBoundingClientRect().width")
+    assert font >= 11 and scale == pytest.approx(78) and min(sizes) > 10
+    tops = {round(dials.nth(i).bounding_box()["y"]) for i in range(8)}
+    assert len(tops) >= 2
+    assert p.evaluate("document.documentElement.scrollWidth") <= 360
+    assert view.errors == []
+
+
+def test_positions_view_offset_range_follows_p(browser, tmp_path):
+    view = _positions_page(browser, tmp_path, position=3, offset=2)
+    p = view.page
+    k = p.get_by_label("offset k", exact=True)
+    assert (k.get_attribute("min"), k.get_attribute("max")) == ("-3", "28")
+    ticks = p.locator(f"datalist#{k.get_attribute('list')} option")
+    assert ticks.count() == 1 and ticks.get_attribute("value") == "0"  # a mark at k = 0
+    pos = p.get_by_label("position p", exact=True)
+    pos.fill("10")
+    pos.dispatch_event("input")
+    assert (k.get_attribute("min"), k.get_attribute("max")) == ("-10", "21")
+    assert _slider_says(p, "offset k") == "2"
+    k.fill("21")
+    k.dispatch_event("input")
+    pos.fill("20")  # p + 21 would leave the table: k shows the largest offset left
+    pos.dispatch_event("input")
+    assert _slider_says(p, "offset k") == "11" and k.get_attribute("max") == "11"
+    assert "PE(20) · PE(31)" in p.locator(".clv-readout").text_content()
+    pos.fill("10")  # and the k asked for comes back
+    pos.dispatch_event("input")
+    assert _slider_says(p, "offset k") == "21"
+    assert view.errors == []
+
+
+def _chapter7_like_scores(L=12):
+    g = torch.Generator().manual_seed(0)
+    q, k = torch.randn(2, 8, generator=g)
+    from course_lib.positional import sinusoidal_encoding
+    from course_lib.rotary import apply_rotary
+
+    rotary = apply_rotary(q.expand(L, 8)) @ apply_rotary(k.expand(L, 8)).T
+    table = sinusoidal_encoding(L, 8)
+    return {"rotary": rotary, "added": (q + table) @ (k + table).T}
+
+
+def test_offset_view_faint_curves_hover_and_offset_slider(browser, tmp_path):
+    from course_lib.views import offset_view
+
+    L, scores = 12, _chapter7_like_scores(12)
+    path = offset_view(scores, position=3).save(tmp_path / "o.html")
+    view = Page(browser, path.as_uri())
+    p = view.page
+    assert p.locator("polyline.clv-faint").count() == 2 * L
+    assert p.locator("line.clv-zero").count() == 1  # the y = 0 line, with tick labels
+    k = p.get_by_label("offset n - m", exact=True)
+    assert (k.get_attribute("min"), k.get_attribute("max")) == ("-3", "8")
+    k.focus()
+    for _ in range(5):
+        p.keyboard.press("ArrowRight")
+    assert _slider_says(p, "offset n - m") == "5"
+    expected = [
+        f"{np.rint(s.numpy()[3, 8].astype(np.float64) * 1000) / 1000:.2f}" for s in scores.values()
+    ]
+    text = p.locator(".clv-readout").text_content()
+    assert (
+        text == f"m = 3, score at offset 5: rotary {expected[0]} · added {expected[1]} (key n = 8)"
+    )
+    # The pointer reads the offset under it (the plot's x axis: 44 .. width - 10 px).
+    plot = p.locator("svg.clv-plot")
+    box, width = plot.bounding_box(), float(plot.get_attribute("width"))
+    x = 44 + (-2 + L - 1) / (2 * L - 2) * (width - 54)
+    p.mouse.move(box["x"] + x * box["width"] / width, box["y"] + 60)
+    assert "m = 3, score at offset -2: " in p.locator(".clv-readout").text_content()
+    assert _slider_says(p, "offset n - m") == "-2"
+    guide = float(p.locator("line.clv-guide").get_attribute("x1"))
+    assert guide == pytest.approx(x, abs=0.01)
+    # Another m: the offsets follow it, and the legend reads in the page's own colour.
+    m = p.get_by_label("query position m", exact=True)
+    m.fill("10")
+    m.dispatch_event("input")
+    assert (k.get_attribute("min"), k.get_attribute("max")) == ("-10", "1")
+    colours = p.evaluate(
+        """() => [getComputedStyle(document.querySelector('.clv-legend span span')).color,
+                  getComputedStyle(document.body).color]"""
+    )
+    assert colours[0] == colours[1]
+    assert view.errors == [] and view.network() == []
+
+
+def test_positions_and_offset_pictures_show_without_javascript(browser, tmp_path):
+    from course_lib.positional import sinusoidal_encoding
+    from course_lib.views import offset_view, positions_view
+
+    views = {
+        "pos": positions_view(sinusoidal_encoding(32, 16)),
+        "off": offset_view(_chapter7_like_scores()),
+    }
+    for name, made in views.items():
+        path = made.save(tmp_path / f"{name}.html")
+        for scripts in (False, True):
+            context = browser.new_context(java_script_enabled=scripts)
+            page = context.new_page()
+            page.goto(path.as_uri())
+            picture = page.locator(".clv-fallback img.clv-picture")
+            assert picture.count() == 1
+            assert picture.is_visible() is not scripts, (name, scripts)
+            if not scripts:
+                assert picture.bounding_box()["width"] > 200
+                assert page.locator(".clv-fallback figcaption").is_visible()
+            context.close()

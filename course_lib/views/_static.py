@@ -162,3 +162,57 @@ def heatmap(
         parts.append(rect(lx, ly, 10, 10, "currentColor", ' fill-opacity="0.12"'))
         parts.append(text(lx + 14, ly + 9, "blocked by the mask", size=11))
     return svg(width, height, parts, label)
+
+
+# Curves, dials and axes (the positions and offset views' pictures).
+
+
+def polyline(points: list[tuple[float, float]], stroke: str, extra: str = "") -> str:
+    """An open line through ``points`` in ``stroke``."""
+    coords = " ".join(f"{num(x)},{num(y)}" for x, y in points)
+    return f'<polyline points="{coords}" fill="none" stroke="{stroke}"{extra}/>'
+
+
+def circle(cx: float, cy: float, r: float, fill: str = "none", extra: str = "") -> str:
+    return f'<circle cx="{num(cx)}" cy="{num(cy)}" r="{num(r)}" fill="{fill}"{extra}/>'
+
+
+def path(d: str, fill: str = "none", extra: str = "") -> str:
+    """A ``<path>`` of the commands ``d`` (written with :func:`num`)."""
+    return f'<path d="{d}" fill="{fill}"{extra}/>'
+
+
+def swatch(x: float, y: float, colour: str, words: str, *, width: float = 3) -> list[str]:
+    """A short thick line in ``colour`` and its words in the page's colour (a legend entry:
+    the text stays readable on light and dark pages whatever the colour)."""
+    return [
+        line(x, y - 4, x + 18, y - 4, colour, f' stroke-width="{num(width)}"'),
+        text(x + 24, y, words, size=12),
+    ]
+
+
+def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """Round values between ``low`` and ``high``, about ``count`` of them (1, 2 or 5 times a
+    power of ten apart), for an axis."""
+    span = high - low
+    if not np.isfinite(span) or span <= 0:
+        return [float(low)]
+    raw = span / max(count, 1)
+    magnitude = 10.0 ** np.floor(np.log10(raw))
+    step = next(f * magnitude for f in (1, 2, 5, 10) if f * magnitude >= raw * (1 - 1e-9))
+    first = np.ceil(low / step - 1e-9)
+    last = np.floor(high / step + 1e-9)
+    return [float(round(i * step, 10)) + 0.0 for i in np.arange(first, last + 1)]
+
+
+def wrap_words(words: str, width: float, size: int = 12) -> list[str]:
+    """``words`` broken into lines about ``width`` px wide at ``size`` px (SVG text does
+    not wrap by itself)."""
+    most = max(1, int(width / (size * 0.58)))
+    lines: list[str] = []
+    for word in words.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= most:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines or [""]
