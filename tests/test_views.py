@@ -266,7 +266,7 @@ def test_offset_view_holds_every_curve_and_names_bad_input():
 def _picture(view: HtmlView) -> str:
     """The picture's SVG document, decoded from its image's data: source."""
     found = re.search(
-        r'<figure class="clv-fallback"><img class="clv-picture"[^>]*'
+        r'<figure class="clv-fallback"[^>]*><img class="clv-picture"[^>]*'
         r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"',
         view.html,
     )

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from course_lib._foreign_names import explains_class
+from course_lib._foreign_names import explains_bad_calls, explains_class
 
 __all__ = ["HtmlView", "build_view", "book_page", "BUDGET_BYTES", "BOOK_ADDRESS"]
 
@@ -39,6 +39,7 @@ BUDGET_BYTES = 150_000
 BOOK_ADDRESS = "attention-step-by-step.github.io/course/"
 
 
+@explains_bad_calls()
 def book_page(name: str) -> str:
     """The address of a chapter's page on the book's site, for a view's ``link``:
     ``book_page("05_translation")`` -> ``"attention-step-by-step.github.io/course/chapters/
@@ -141,7 +142,7 @@ def build_view(
         f'<div class="clv clv-{kind}" id="{view_id}" role="group" '
         f'aria-label="{html.escape(label)}">\n'
         f"<style>{style}</style>\n"
-        f'<figure class="clv-fallback">{picture_img(picture, label) if picture else ""}\n'
+        f'<figure class="clv-fallback" style="margin:0.3em 0">{picture_img(picture, label) if picture else ""}\n'
         f"<figcaption>{html.escape(fallback_caption(label, link))}</figcaption></figure>\n"
         f'<script type="application/json" class="clv-data">{payload}</script>\n'
         f'<script>(function(){{\n"use strict";\nvar ROOT_ID = "{view_id}";\n'

@@ -113,17 +113,22 @@ def heatmap(
     heading: str,
     blocked: np.ndarray | None = None,
     label: str,
-    value_label: str = "weight",
+    value_label: str | None = "weight",
 ) -> str:
     """A grid of ``values`` in [0, 1] (rows x cols) as accent opacity, row and column labels,
-    ``blocked`` cells (True) drawn as hatched grey with a cross, a legend and a heading."""
+    ``blocked`` cells (True) drawn grey with a stroke, a legend and a heading (wrapped to the
+    picture's width). Without ``value_label`` the legend is one swatch, "may attend"."""
     T, S = values.shape
     cell = max(14.0, min(40.0, 300.0 / max(T, S)))
     left = char_width(rows) + 10
-    top = 22 + char_width(cols) * 0.8 + 8
     width = max(left + S * cell + 8, 300.0)
+    lines = wrap_words(heading, width, 12)
+    top = 16 * len(lines) + 6 + char_width(cols) * 0.8 + 8
     height = top + T * cell + 44
-    parts = [text(0, 14, heading, size=12, extra=' font-weight="600"')]
+    parts = [
+        text(0, 14 + 16 * i, words, size=12, extra=' font-weight="600"')
+        for i, words in enumerate(lines)
+    ]
     for s, word in enumerate(cols):
         x, y = left + s * cell + cell / 2, top - 6
         parts.append(text(x, y, word, size=11, rotate=-50))
