@@ -10,8 +10,9 @@ the division by their sum, the weights, which add up to 1.
 
 The numbers are the library's: :func:`~course_lib.attention.scaled_dot_product_attention`
 computes the weights in float64 from the given tensors' values, and the scores are the same
-expression it evaluates. The view embeds them rounded to 12 decimals and shows them rounded
-to 3 or 4.
+expression it evaluates. The view embeds them rounded (the weights to 12 decimals, the rest
+to 11 significant digits: the same bytes on every machine, whatever its last bits) and shows
+them rounded to 3 or 4 decimals.
 """
 
 from __future__ import annotations
@@ -39,9 +40,11 @@ SHIFT_ABOVE = 80.0
 
 MINUS = "\u2212"
 
-#: The computed numbers are embedded rounded to this many decimals: within 5e-13 of the
-#: library's float64 values, and free of the last bits that differ between machines.
+#: The weights are embedded rounded to this many decimals (within 5e-13 of the library's
+#: float64 values), q.k, the scores and exp to ``DIGITS`` significant digits: free of the
+#: last bits that differ between machines (BLAS, exp), so the bytes are the same everywhere.
 DECIMALS = 12
+DIGITS = 11
 
 #: The arrays the view embeds, besides ``blocked``.
 NAMES = ("q", "k", "dots", "scores", "exps", "weights", "shift")
@@ -186,9 +189,10 @@ def score_view(
         An :class:`~course_lib.views.HtmlView`. Its numbers are computed in float64 from the
         given tensors' values by :func:`~course_lib.attention.scaled_dot_product_attention`
         (the weights) and by the expression it evaluates (``q @ k.T * (1 / sqrt(d))``, the
-        scores), embedded rounded to 12 decimals (within 5e-13 of those values, and the
-        same bytes on every machine but where a value lies within its last bits of a
-        rounding boundary; the vectors exactly as given), and shown rounded: the entries of the vectors and their products to 3 decimals, ``q . k``, the
+        scores), embedded rounded (the weights to 12 decimals, within 5e-13 of the library's;
+        ``q . k``, the scores and ``exp`` to 11 significant digits; the vectors exactly as
+        given), so that a machine's last bits (BLAS, exp) all but never change the bytes, and shown rounded: the
+        entries of the vectors and their products to 3 decimals, ``q . k``, the
         scores, ``exp`` and the weights to 4. A float32 model computes the same numbers to
         about 1e-7.
 
@@ -218,8 +222,8 @@ def score_view(
         "numbers": d <= NUMBERS_UP_TO,
         "q": np.asarray(q, dtype=np.float64).tolist(),  # the values given, exactly
         "k": np.asarray(k, dtype=np.float64).tolist(),
-        **{name: _rounded(numbers[name]) for name in ("dots", "scores", "exps", "weights")},
-        "shift": _rounded(numbers["shift"]),
+        **{name: _rounded(numbers[name]) for name in ("dots", "scores", "exps", "shift")},
+        "weights": _rounded(numbers["weights"], weights=True),
         "blocked": ["".join("1" if b else "0" for b in row) for row in numbers["blocked"]],
     }
     label = title or "Scaled dot-product attention, step by step"
@@ -234,10 +238,14 @@ def score_view(
     return view
 
 
-def _rounded(array: np.ndarray) -> list:
-    """Nested lists of the values rounded to ``DECIMALS`` places (JSON writes each as its
-    shortest round-trip decimal): the bytes do not follow a machine's last bits."""
-    return np.vectorize(lambda v: round(float(v), DECIMALS), otypes=[float])(array).tolist()
+def _rounded(array: np.ndarray, weights: bool = False) -> list:
+    """Nested lists of the values rounded, weights to ``DECIMALS`` places and the rest to
+    ``DIGITS`` significant digits (JSON writes each as its shortest round-trip decimal)."""
+
+    def one(value: float) -> float:
+        return round(value, DECIMALS) if weights else float(f"{value:.{DIGITS}g}")
+
+    return np.vectorize(one, otypes=[float])(np.asarray(array, dtype=np.float64)).tolist()
 
 
 def shown(value: float, decimals: int) -> str:
