@@ -328,3 +328,17 @@ def test_positions_and_offset_views_draw_their_first_state_and_name_their_page()
         assert not re.search(r"https?:", made.html) and made.nbytes < BUDGET_BYTES
     again = offset_view(scores, position=2, link=book_page("07_modern_transformers"))
     assert again.html == offsets.html  # deterministic bytes
+
+
+def test_places_without_html_get_the_title_and_where_the_view_runs():
+    """A terminal or a LaTeX/PDF export shows text/plain (review L13)."""
+    from IPython.lib.pretty import pretty
+
+    from course_lib.views import book_page
+
+    view = attention_view(weights(4, 4), TOKENS, title="Self-attention", link=book_page("x"))
+    assert pretty(view) == (
+        "Self-attention: an interactive view (the book's page, "
+        "attention-step-by-step.github.io/course/chapters/x.html)"
+    )
+    assert repr(view).startswith("HtmlView('attention', ")

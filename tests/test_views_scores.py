@@ -18,6 +18,14 @@ from course_lib.views import BUDGET_BYTES, book_page, score_view
 from course_lib.views.scores import shown
 
 
+def _picture(view) -> str:
+    """The picture's SVG document, decoded from its image's data: source."""
+    import base64
+
+    found = re.search(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', view.html)
+    return base64.b64decode(found.group(1)).decode("utf-8")
+
+
 def data_of(view) -> dict:
     found = re.search(r'<script type="application/json" class="clv-data">(.*?)</script>', view.html)
     return json.loads(found.group(1).replace("<\\/", "</"))
@@ -38,7 +46,9 @@ def test_self_contained_no_url_deterministic_small():
     view = score_view(q, k, mask=mask, title="Scores", link=book_page("02b_scoring_functions"))
     text = view.html
     assert not re.search(r"https?:", text), "a URL would be a network request"
-    assert not re.search(r"\ssrc\s*=", text) and "<link" not in text and "xmlns" not in text
+    # the one source is the picture's own data (data:, no request)
+    assert not re.search(r'\ssrc\s*=\s*"(?!data:image/svg\+xml;base64,)', text)
+    assert "<link" not in text
     for banned in ("require(", "requirejs", "ipywidgets", "import(", "fetch(", "XMLHttp"):
         assert banned not in text
     assert text.startswith('<div class="clv clv-scores') and text.endswith("</div>")
@@ -51,7 +61,7 @@ def test_self_contained_no_url_deterministic_small():
         link=book_page("02b_scoring_functions"),
     )
     assert again.html == text  # same data, same bytes
-    assert "<svg" in text and "02b_scoring_functions.html" in text  # picture, named page
+    assert "<svg" in _picture(view) and "02b_scoring_functions.html" in text  # picture, page
 
 
 def test_the_numbers_are_the_librarys_in_float64():
@@ -103,7 +113,7 @@ def test_blocked_keys_have_no_weight_and_read_blocked():
     assert (w[:, 2:] == 0).all() and np.allclose(w.sum(axis=1), 1.0, atol=1e-12)
     assert (np.array(data["exps"])[:, 2:] == 0).all()
     # the picture (the first query) reads "blocked" for both padding keys, never 0.0000
-    picture = re.search(r"<svg.*?</svg>", view.html, re.S).group(0)
+    picture = _picture(view)
     assert picture.count(">blocked<") == 4  # the mask row and the weight row, two keys each
     assert ">0.0000<" not in picture and "\u2212\u221e" in picture
 
@@ -112,7 +122,7 @@ def test_the_picture_shows_the_first_querys_numbers_rounded():
     q, k, mask = example()
     view = score_view(q, k, mask=mask)
     data = data_of(view)
-    picture = re.search(r"<svg.*?</svg>", view.html, re.S).group(0)
+    picture = _picture(view)
     for s in range(2):
         for name, decimals in (("dots", 4), ("scores", 4), ("weights", 4)):
             assert f">{shown(data[name][0][s], decimals)}<" in picture, (name, s)

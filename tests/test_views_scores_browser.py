@@ -126,9 +126,11 @@ def test_arrows_move_between_queries_with_one_tab_stop(browser, saved):
 def test_the_picture_shows_without_javascript(browser, saved):
     path, data = saved
     page, requests, _ = _open(browser, path, java_script_enabled=False)
-    picture = page.locator(".clv-fallback svg")
+    picture = page.locator(".clv-fallback img.clv-picture")
     assert page.locator(".clv-fallback").is_visible() and picture.is_visible()
-    text = picture.text_content()
+    assert picture.evaluate("img => img.complete && img.naturalWidth > 150")  # drawn
+    src = picture.get_attribute("src").split(",", 1)[1]
+    text = __import__("base64").b64decode(src).decode("utf-8")
     assert "blocked" in text and shown(data["weights"][0][0], 4) in text
     assert "02b_scoring_functions.html" in page.locator(".clv-fallback figcaption").inner_text()
     assert requests == [path.as_uri()]

@@ -146,7 +146,7 @@ def press_keys(page) -> dict:
 def check_untrusted(page, url: str, n_views: int) -> dict:
     """The notebook as downloaded: pictures, no script; then Trust Notebook and reopen."""
     page.goto(url)
-    page.wait_for_selector(".clv-fallback img.clv-picture", timeout=90_000)
+    page.wait_for_selector(".clv-fallback img.clv-picture", state="attached", timeout=90_000)
     try:
         page.get_by_role("dialog").get_by_role("button", name="No Kernel").click(timeout=8000)
     except Exception:
@@ -234,7 +234,10 @@ def main(argv: list[str] | None = None) -> int:
                     page = browser.new_page(viewport={"width": 1300, "height": 900})
                     results.append(check(page, f"http://127.0.0.1:{port}/{path}", len(cells)))
                     page.close()
-                for path in ("lab/tree/untrusted.ipynb?reset", "notebooks/untrusted.ipynb"):
+                for path in (
+                    "lab/workspaces/untrusted/tree/untrusted.ipynb",
+                    "notebooks/untrusted.ipynb",
+                ):
                     page = browser.new_page(viewport={"width": 1300, "height": 900})
                     url = f"http://127.0.0.1:{port}/{path}"
                     results.append(check_untrusted(page, url, len(cells)))

@@ -142,7 +142,7 @@ function start(root, data) {
     g.addEventListener("focus", function () {
       if (!restoring && !same(state.focus, f)) setFocus(f, true);
     });
-    g.addEventListener("keydown", function (event) {
+    onKey(g, function (event) {
       var next = event.key === "ArrowDown" || event.key === "ArrowRight" ? i + 1
         : event.key === "ArrowUp" || event.key === "ArrowLeft" ? i - 1
           : event.key === "Home" ? 0 : event.key === "End" ? n - 1 : null;
@@ -167,6 +167,8 @@ function start(root, data) {
       width: width, height: height,
       role: "group", "aria-label": "attention weights, queries (rows) by keys (columns)" },
     gridPanel);
+    // A long sentence keeps readable cells and scrolls sideways instead of shrinking.
+    if (Math.max(T, S) > 12) svg.style.maxWidth = "none";
     var keyRow = el("svg:g", { role: "group", "aria-label": "keys" }, svg);
     item.keys.forEach(function (k, s) {
       var x = left + s * c + c / 2, y = top - 6;
@@ -204,7 +206,7 @@ function start(root, data) {
   function drawLines(item) {
     clear(linePanel);
     var T = item.queries.length, S = item.keys.length, row = 20;
-    var lw = textWidth(item.queries) + 6, rw = textWidth(item.keys) + 6, gap = 120;
+    var lw = textWidth(item.queries) + 12, rw = textWidth(item.keys) + 12, gap = 120;
     var width = lw + gap + rw, height = 22 + Math.max(T, S) * row;
     var svg = el("svg:svg", { "class": "clv-lines", viewBox: "0 0 " + width + " " + height,
       width: width, height: height,
@@ -299,7 +301,7 @@ function start(root, data) {
         if (keyboard) thumbs.querySelector('.clv-thumb[tabindex="0"]').focus();
       }
       g.addEventListener("click", function () { choose(false); });
-      g.addEventListener("keydown", function (event) {
+      onKey(g, function (event) {
         var step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: cols, ArrowUp: -cols }[event.key];
         if (event.key === "Enter" || event.key === " ") {
           event.preventDefault();

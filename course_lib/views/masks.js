@@ -75,7 +75,7 @@ function start(root, data) {
         g.addEventListener("mouseenter", function () { show(t, false); });
         g.addEventListener("focus", function () { if (!restoring) show(t, true); });
         g.addEventListener("click", function () { show(t, true); });
-        g.addEventListener("keydown", function (event) {
+        onKey(g, function (event) {
           var next = event.key === "ArrowDown" || event.key === "ArrowRight" ? t + 1
             : event.key === "ArrowUp" || event.key === "ArrowLeft" ? t - 1
               : event.key === "Home" ? 0 : event.key === "End" ? T - 1 : null;

@@ -77,12 +77,37 @@ function boot(start) {
     var data = JSON.parse(root.querySelector("script.clv-data").textContent);
     var fallback = root.querySelector(".clv-fallback");
     if (fallback) fallback.style.display = "none";
-    // The view's keys are the view's: Jupyter's shortcuts (ArrowDown = next cell, "a" =
-    // insert a cell) listen on the page, so no key pressed inside goes further.
+    // Lumino (JupyterLab) skips its shortcuts for keys pressed under this attribute.
     root.setAttribute("data-lm-suppress-shortcuts", "true");
-    ["keydown", "keypress", "keyup"].forEach(function (type) {
-      root.addEventListener(type, function (event) { event.stopPropagation(); });
-    });
     start(root, data);
+  });
+}
+
+// The view's own key handlers, called by the guard below: onKey(node, handler).
+function onKey(node, handler) {
+  node.__clvKey = handler;
+}
+
+// A view's keys are the view's. Notebook 7 reads its shortcuts (ArrowDown = next cell, "a" =
+// insert a cell) in the capture phase, before the event reaches the view, so one guard per
+// page, on the window (which sees the event first), stops every key pressed inside a running
+// view from going further and hands a keydown to the view's own handler (onKey). Native
+// controls (a picker, a slider) keep their default actions.
+if (!window.__clvKeyGuard) {
+  window.__clvKeyGuard = true;
+  ["keydown", "keypress", "keyup"].forEach(function (type) {
+    window.addEventListener(type, function (event) {
+      var node = event.target;
+      var root = node && node.closest ? node.closest(".clv[data-clv-ready]") : null;
+      if (!root) return;
+      event.stopPropagation();
+      if (type !== "keydown") return;
+      for (; node && node !== root.parentNode; node = node.parentNode) {
+        if (node.__clvKey) {
+          node.__clvKey(event);
+          return;
+        }
+      }
+    }, true);
   });
 }

@@ -54,7 +54,7 @@ function start(root, data) {
     b.addEventListener("click", function () { pick(t, true); });
     b.addEventListener("mouseenter", function () { pick(t, false); });
     b.addEventListener("focus", function () { pick(t, false); });
-    b.addEventListener("keydown", function (event) {
+    onKey(b, function (event) {
       var next = event.key === "ArrowRight" || event.key === "ArrowDown" ? t + 1
         : event.key === "ArrowLeft" || event.key === "ArrowUp" ? t - 1
           : event.key === "Home" ? 0 : event.key === "End" ? T - 1 : null;
