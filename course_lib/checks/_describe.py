@@ -189,3 +189,17 @@ def nan_problem(got: Tensor, expected: Tensor) -> str | None:
                 "0 or of a negative number, or a softmax over a row of -inf"
             )
     return None
+
+
+def preview(x: Tensor, n: int = 6) -> str:
+    """``"(64, 50, 50) [0.1235, -0.5, 2, ...]"``: a tensor by its shape and its first values
+    (in memory order), never more than ``n`` of them."""
+    flat = x.detach().reshape(-1)[:n].cpu().tolist()
+    if x.dtype == torch.bool:
+        values = ", ".join(str(v) for v in flat)
+    elif torch.is_floating_point(x):
+        values = ", ".join(f"{v:.4g}" for v in flat)
+    else:
+        values = ", ".join(str(v) for v in flat)
+    more = ", ..." if x.numel() > n else ""
+    return f"{shape_str(x.shape)} [{values}{more}]"
