@@ -17,6 +17,7 @@ import torch
 from course_lib.checks import CheckFailed
 from course_lib.checks._core import call_student, compare
 from course_lib.checks._describe import preview
+from course_lib.checks._diagnose import unused_hint
 
 # --- the messages of compare and call_student ---------------------------------------------
 
@@ -45,6 +46,119 @@ def grid(*shape: int) -> torch.Tensor:
     """Distinct values, none a shift or reversal of the others: a tensor with no symmetry."""
     n = math.prod(shape)
     return (torch.arange(n, dtype=torch.float64) ** 1.5 / n - 0.3).reshape(shape)
+
+
+# --- errors raised: x.T on a batch ---------------------------------------------------------
+
+
+def test_dot_t_on_a_batch_is_named():
+    def f(query, key):
+        return query @ key.T
+
+    message = raised(f, torch.randn(2, 3, 4), torch.randn(2, 5, 4))
+    assert "Likely cause: key.T reverses ALL 3 axes" in message
+
+
+def test_dot_t_of_a_matrix_before_it_became_a_batch_is_not_named():
+    """Near miss: ``.T`` ran on the 2-D weight, and only then was the name given a batch
+    axis; the error has another cause (the weight's sizes)."""
+
+    def f(x, weight):
+        weight = weight.T  # (4, 3): right
+        weight = weight[None].expand(2, 4, 3)
+        return x @ weight  # (2, 5, 5) @ (2, 4, 3): the weight's sizes are wrong
+
+    message = raised(f, torch.randn(2, 5, 5), torch.randn(3, 4))
+    assert ".T reverses" not in message and "cause" not in message
+
+
+def test_dot_t_after_the_line_that_raised_is_not_named():
+    """Near miss: a ``.T`` the function never reached before the error."""
+
+    def f(x, y):
+        z = x @ y  # raises: (2, 3, 4) @ (2, 5, 4)
+        return x.T @ z
+
+    message = raised(f, torch.randn(2, 3, 4), torch.randn(2, 5, 4))
+    assert ".T reverses" not in message
+
+
+# --- errors raised: masked_fill and torch.cat ----------------------------------------------
+
+
+def test_a_mask_that_does_not_broadcast_in_masked_fill_is_named():
+    def f(scores, mask):
+        return scores.masked_fill(mask, float("-inf"))
+
+    message = raised(f, torch.randn(2, 3, 4), torch.zeros(3, 2, dtype=torch.bool))
+    assert "Likely cause: the mask given to masked_fill, mask (3, 2), does not broadcast" in message
+    assert "scores (2, 3, 4)" in message
+
+
+def test_another_operation_on_the_masked_fill_line_is_not_blamed_on_the_mask():
+    """Near miss: the line adds a bias of the wrong size before masked_fill; the mask fits."""
+
+    def f(scores, bias, mask):
+        return (scores + bias).masked_fill(mask, float("-inf"))
+
+    args = torch.randn(2, 3, 4), torch.randn(5), torch.zeros(2, 1, 4, dtype=torch.bool)
+    message = raised(f, *args)
+    assert "mask given to masked_fill" not in message and "Likely cause" not in message
+
+
+def test_a_mask_that_fits_is_not_blamed_when_the_result_is_added_to_a_misfit():
+    """Near miss: both names known, the mask broadcasts; the error is the addition's."""
+
+    def f(scores, mask, bias):
+        return scores.masked_fill(mask, -1e9) + bias
+
+    args = torch.randn(2, 3, 4), torch.zeros(2, 1, 4, dtype=torch.bool), torch.randn(5)
+    assert "mask given to masked_fill" not in raised(f, *args)
+
+
+def test_torch_cat_along_an_axis_where_the_others_differ_names_the_axis_that_joins():
+    def f(cache, new):
+        return torch.cat([cache, new], dim=2)
+
+    message = raised(f, torch.randn(2, 3, 4), torch.randn(2, 1, 4))
+    assert "Likely cause: torch.cat joined the tensors along dim=2" in message
+    assert "(2, 3, 4), (2, 1, 4), agree on every axis except dim=1" in message
+
+
+def test_torch_cat_of_tensors_no_axis_joins_names_no_axis():
+    """Near miss: the dim is right, the tensors' other sizes are wrong: no dim joins them,
+    so asking "is dim=1 the axis?" would send the student after the wrong thing."""
+
+    def f(a, b):
+        return torch.cat([a, b], dim=1)
+
+    message = raised(f, torch.randn(2, 3, 4), torch.randn(3, 1, 5))
+    assert "Likely cause" not in message and "axis to join along" not in message
+    assert "shapes (2, 3, 4), (3, 1, 5): they differ in more than one axis" in message
+
+
+# --- what the student's function never reads ----------------------------------------------
+
+
+def test_an_unused_parameter_is_named():
+    def f(x, mask):
+        return x * 2
+
+    assert "never uses its parameter mask" in unused_hint(f, "f")
+
+
+def test_a_parameter_read_only_inside_a_nested_function_is_used():
+    """Near miss: the parameter is read in a lambda, a comprehension and a nested function,
+    not in the body itself."""
+
+    def f(x, scale, offset, mask):
+        def shift(v):
+            return v + offset
+
+        weigh = lambda v: v * scale  # noqa: E731
+        return [shift(weigh(v)) for v in x if mask is None]
+
+    assert unused_hint(f, "f") == ""
 
 
 # --- messages stay short -------------------------------------------------------------------

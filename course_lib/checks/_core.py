@@ -26,13 +26,8 @@ from course_lib.checks._describe import (
     signature_problem,
     tensor_problem,
 )
-from course_lib.checks._diagnose import (
-    mask_hint,
-    raised_hint,
-    unused_hint,
-    unused_parameters,
-    value_hint,
-)
+from course_lib.checks._diagnose import mask_hint, unused_hint, unused_parameters, value_hint
+from course_lib.checks._raised import raised_hint
 
 ATOL = 1e-5
 

@@ -1,26 +1,20 @@
 """Generic diagnoses of a wrong answer, for every check: how its values relate to the
 reference's when no known mistake of the check fits (the sign flipped, a constant factor or
 offset, a transpose, an order reversed, softmax weights of scores scaled or of the opposite
-sign, each feature scaled and shifted, some entries right), the likely cause of an error the
-student's own function raised (``x.T`` on a batch, a mask that does not broadcast in
-``masked_fill``, ``torch.cat`` along the wrong axis), and the parameters the student's
-function never reads. Each function returns a sentence, or ``""`` when it finds nothing it
-can say for sure."""
+sign, each feature scaled and shifted, some entries right), and the parameters the student's
+function never reads (the cause of an error it raised: :mod:`course_lib.checks._raised`).
+Each function returns a sentence, or ``""`` when it finds nothing it can say for sure."""
 
 from __future__ import annotations
 
 import dis
 import math
-import os
-import re
-import sysconfig
 import types
 
-import numpy as np
 import torch
 from torch import Tensor
 
-from course_lib._validate_basics import shape_str
+from course_lib._frames import users_code
 
 # -- values ------------------------------------------------------------------------------------
 
@@ -211,151 +205,6 @@ def mask_hint(got: Tensor, expected: Tensor) -> str:
     return ""
 
 
-# -- errors the student's function raised ------------------------------------------------------
-
-_LIBRARIES = tuple(
-    os.path.join(os.path.normcase(os.path.abspath(p)), "")
-    for p in {
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),  # course_lib
-        sysconfig.get_paths()["stdlib"],
-        sysconfig.get_paths()["purelib"],
-        sysconfig.get_paths()["platlib"],
-    }
-)
-_LOADS = {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_NAME", "LOAD_GLOBAL"}
-
-
-def _own_code(code: types.CodeType) -> bool:
-    """Whether ``code`` is the student's (a notebook cell, a script), not a library's."""
-    path = os.path.normcase(os.path.abspath(code.co_filename))
-    return not code.co_filename.startswith("<frozen") and not path.startswith(_LIBRARIES)
-
-
-def _lookup(frame: types.FrameType, name: str):
-    if name in frame.f_locals:
-        return frame.f_locals[name]
-    return frame.f_globals.get(name)
-
-
-def _dot_t(frame: types.FrameType, line: int) -> str:
-    """The hint for ``name.T`` on a tensor of more than two axes in ``frame``'s code: on
-    the line that raised first, elsewhere in the function else."""
-    found: list[tuple[bool, str, object]] = []
-    instructions = list(dis.get_instructions(frame.f_code))
-    for load, attr in zip(instructions, instructions[1:], strict=False):
-        if attr.opname != "LOAD_ATTR" or attr.argval != "T" or load.opname not in _LOADS:
-            continue
-        value = _lookup(frame, str(load.argval))
-        if isinstance(value, (Tensor, np.ndarray)) and value.ndim > 2:
-            lineno = attr.positions.lineno if attr.positions else None
-            found.append((lineno != line, str(load.argval), value))
-    if not found:
-        return ""
-    elsewhere, name, value = min(found, key=lambda f: f[0])
-    shape = tuple(value.shape)
-    swap = (
-        f"{name}.transpose(-2, -1) (or {name}.mT)"
-        if isinstance(value, Tensor)
-        else f"np.swapaxes({name}, -2, -1)"
-    )
-    return (
-        f"{'A possible' if elsewhere else 'Likely'} cause: {name}.T reverses ALL "
-        f"{len(shape)} axes of {name}, {shape_str(shape)} -> {shape_str(shape[::-1])}, batch "
-        f"axis included; to swap only its last two axes write {swap}."
-    )
-
-
-def _on_line(frame: types.FrameType, line: int) -> list[dis.Instruction]:
-    """The instructions of ``frame``'s code that belong to source line ``line``."""
-    return [
-        i
-        for i in dis.get_instructions(frame.f_code)
-        if i.positions
-        and i.positions.lineno is not None
-        and i.positions.lineno <= line <= (i.positions.end_lineno or i.positions.lineno)
-    ]
-
-
-def _attributes(instructions: list[dis.Instruction]) -> set[str]:
-    return {str(i.argval) for i in instructions if i.opname in ("LOAD_ATTR", "LOAD_METHOD")}
-
-
-_BROADCAST = ("must match the size of tensor", "is not broadcastable", "does not broadcast")
-
-
-def _mask_broadcast(frame: types.FrameType, line: int, err: BaseException) -> str:
-    """The hint for a mask that does not broadcast against the tensor ``masked_fill`` fills,
-    on the line that raised."""
-    if not isinstance(err, RuntimeError) or not any(m in str(err) for m in _BROADCAST):
-        return ""
-    instructions = _on_line(frame, line)
-    fill = next(
-        (
-            (load, attr)
-            for load, attr in zip(instructions, instructions[1:], strict=False)
-            if attr.opname in ("LOAD_ATTR", "LOAD_METHOD")
-            and attr.argval in ("masked_fill", "masked_fill_")
-        ),
-        None,
-    )
-    if fill is None:
-        return ""
-    load, attr = fill
-    value = _lookup(frame, str(load.argval)) if load.opname in _LOADS else None
-    target = (
-        f"{load.argval} {shape_str(tuple(value.shape))}"
-        if isinstance(value, Tensor)
-        else "the tensor it fills"
-    )
-    return (
-        f"Likely cause: the mask given to {attr.argval} does not broadcast against "
-        f"{target}. Give the mask as many axes as the tensor it fills, with size 1 on the "
-        "axes it repeats along (broadcasting lines axes up from the right): a (B, S) key "
-        "padding mask over (B, T, S) scores is mask[:, None, :], over the (B, Nh, T, S) "
-        "scores of several heads it is mask[:, None, None, :], shape (B, 1, 1, S)."
-    )
-
-
-_CAT = re.compile(r"Sizes of tensors must match except in dimension (-?\d+)")
-
-
-def _cat_axis(frame: types.FrameType, line: int, err: BaseException) -> str:
-    """The hint for ``torch.cat`` on tensors whose other axes differ, on the line that
-    raised."""
-    found = _CAT.search(str(err)) if isinstance(err, RuntimeError) else None
-    if found is None or not {"cat", "concat", "concatenate"} & _attributes(_on_line(frame, line)):
-        return ""
-    dim = found.group(1)
-    default = " -- its default when no dim= is given" if dim == "0" else ""
-    return (
-        f"Likely cause: torch.cat joined the tensors along dim={dim}{default}; all their "
-        f"other axes must have the same size. Is dim={dim} the axis to join along (for "
-        "(B, T, F) sequences, the time axis is dim=1)?"
-    )
-
-
-def raised_hint(err: BaseException) -> str:
-    """The likely cause of an error raised inside the student's own code, as a sentence, or
-    ``""``: read from the traceback's frames (their code and variables), no source needed."""
-    frames = []
-    tb = err.__traceback__
-    while tb is not None:
-        frames.append((tb.tb_frame, tb.tb_lineno))
-        tb = tb.tb_next
-    for depth, (frame, line) in enumerate(reversed(frames)):  # the innermost first
-        try:
-            hint = ""
-            if _own_code(frame.f_code):
-                hint = _dot_t(frame, line)
-                if not hint and depth == 0:  # raised by a PyTorch operation on this line
-                    hint = _mask_broadcast(frame, line, err) or _cat_axis(frame, line, err)
-        except Exception:  # a diagnosis must never hide the student's own error
-            hint = ""
-        if hint:
-            return hint
-    return ""
-
-
 # -- what the student's function never reads ---------------------------------------------------
 
 _READS = {
@@ -380,7 +229,7 @@ def unused_parameters(fn: object) -> list[str]:
     if not isinstance(fn, types.FunctionType):
         return []
     code = fn.__code__
-    if not _own_code(code) or _INTROSPECTION & set(code.co_names):
+    if not users_code(code) or _INTROSPECTION & set(code.co_names):
         return []
     params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
     read: set[str] = set(code.co_cellvars)  # read by a function defined inside
