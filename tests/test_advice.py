@@ -17,7 +17,7 @@ import torch
 from course_lib.checks import CheckFailed
 from course_lib.checks._core import call_student, compare
 from course_lib.checks._describe import preview
-from course_lib.checks._diagnose import unused_hint
+from course_lib.checks._diagnose import unused_hint, value_hint
 
 # --- the messages of compare and call_student ---------------------------------------------
 
@@ -46,6 +46,167 @@ def grid(*shape: int) -> torch.Tensor:
     """Distinct values, none a shift or reversal of the others: a tensor with no symmetry."""
     n = math.prod(shape)
     return (torch.arange(n, dtype=torch.float64) ** 1.5 / n - 0.3).reshape(shape)
+
+
+# --- value_hint: a sign flipped ------------------------------------------------------------
+
+
+def test_opposite_sign_is_named():
+    e = grid(2, 3)
+    assert "opposite sign" in value_hint(-e, e)
+
+
+def test_opposite_sign_of_an_antisymmetric_reference_names_both_relations():
+    """Near miss: pairwise differences x_i - x_j computed as x_j - x_i are minus the
+    reference AND its transpose; the values cannot tell a sign from a transpose."""
+    x = torch.tensor([0.0, 1.0, 3.0, 7.0])
+    e = x[:, None] - x[None, :]
+    hint = value_hint(-e, e)
+    assert "a minus sign too many" not in hint and "a transpose (transpose(-2, -1)) too" not in hint
+    assert "opposite sign" in hint and "last two axes swapped" in hint
+    assert "cannot tell which" in hint
+
+
+def test_a_constant_reference_gets_no_sign_factor_or_offset_guess():
+    """Near miss: a constant reference (uniform weights 0.25) and a constant answer fit a
+    sign flip, a factor and an offset alike: only what came is said."""
+    e = torch.full((2, 4), 0.25)
+    for got in (-e, 2 * e, e + 0.5):
+        hint = value_hint(got, e)
+        assert hint.startswith("Every value is ") and "where every value of the reference" in hint
+        assert not re.search(r"minus sign|times the reference|a constant added", hint)
+    states_plainly(failure(2 * e, e))
+
+
+# --- value_hint: a transpose ---------------------------------------------------------------
+
+
+def test_swapped_axes_are_named():
+    e = grid(2, 3, 3)
+    assert "last two axes swapped" in value_hint(e.transpose(-2, -1), e)
+
+
+def test_a_two_valued_reference_gets_no_transpose_guess():
+    """Near miss: a 0/1 pattern (a float causal mask) answered with its transpose -- with
+    two values any wrong answer is some reordering of them."""
+    e = torch.triu(torch.ones(4, 4), diagonal=1)
+    message = failure(e.T.contiguous(), e)
+    assert "axes swapped" not in message and "transpose" not in message
+    states_plainly(message)
+
+
+# --- value_hint: an order reversed ---------------------------------------------------------
+
+
+def test_reversed_order_is_named():
+    e = grid(2, 5)
+    assert "reverse order along axis 1" in value_hint(e.flip(1), e)
+
+
+def test_weights_of_one_hot_rows_get_no_reversal_guess():
+    """Near miss (the first wrong hint of issue 47): (1, 2) attention weights [1, 0] where
+    [0, 1] is expected are a reversal of the axis only because two values fit anything."""
+    e = torch.tensor([[[1.0, 0.0]]])
+    message = failure(e.flip(-1), e)
+    assert "reverse order" not in message
+    states_plainly(message)
+
+
+def test_a_shift_that_is_also_a_reversal_is_not_called_a_reversal():
+    """Near miss: [0, 1, 2, 1] shifted by one position is [1, 2, 1, 0], its reversal too:
+    an off-by-one is as likely, and the values cannot tell."""
+    e = torch.tensor([[0.0, 1.0, 2.0, 1.0]])
+    got = e.roll(-1, dims=1)
+    assert torch.equal(got, e.flip(1))
+    message = failure(got, e)
+    assert "reverse order" not in message
+    states_plainly(message)
+
+
+def test_a_palindromic_reference_gets_no_reversal_hint():
+    e = torch.tensor([[0.1, 0.7, 2.0, 0.7, 0.1], [0.3, 0.2, 0.9, 0.2, 0.3]])
+    assert "reverse" not in value_hint(e + 1.5 * (torch.arange(5) == 2), e)
+
+
+# --- value_hint: softmax weights of scaled scores ------------------------------------------
+
+
+def test_softmax_of_scaled_scores_is_named():
+    scores = grid(2, 3, 4) * 3
+    e = scores.softmax(-1)
+    assert "scores are scaled wrong" in value_hint((scores * 1.5).softmax(-1), e)
+
+
+def test_two_weights_in_one_row_get_no_temperature_guess():
+    """Near miss: any two distributions over two keys are softmaxes of scores some factor
+    apart -- [0.7, 0.3] for [0.6, 0.4] says nothing about a temperature."""
+    e = torch.tensor([[0.6, 0.4]])
+    message = failure(torch.tensor([[0.7, 0.3]]), e)
+    assert "softmax" not in message and "scaled wrong" not in message
+    states_plainly(message)
+
+
+def test_nearly_uniform_weights_get_no_temperature_guess():
+    """Near miss: weights within a hair of uniform (some other quantity that happens to sum
+    to one per row) fit any factor on the log scale's tolerance."""
+    e = torch.tensor([[0.2502, 0.2499, 0.2500, 0.2499], [0.2498, 0.2501, 0.2500, 0.2501]])
+    got = torch.tensor([[0.2510, 0.2495, 0.2500, 0.2495], [0.2490, 0.2505, 0.2500, 0.2505]])
+    assert "softmax" not in value_hint(got.double(), e.double())
+
+
+# --- value_hint: a factor, an offset ------------------------------------------------------
+
+
+def test_a_factor_and_an_offset_are_named():
+    e = grid(3, 4)
+    assert "times the reference's" in value_hint(2 * e, e)
+    assert "plus 1" in value_hint(e + 1, e)
+
+
+def test_one_nonzero_reference_value_gets_no_factor_guess():
+    """Near miss: a reference with one nonzero value: any other value there is "a factor
+    times it"; that one entry differs is all the values say."""
+    e = torch.tensor([0.0, 0.0, 3.0, 0.0])
+    message = failure(torch.tensor([0.0, 0.0, 5.0, 0.0]), e)
+    assert "times the reference" not in message
+    assert "3 of its 4 values agree" in message
+    states_plainly(message)
+
+
+# --- value_hint: each feature scaled and shifted -------------------------------------------
+
+
+def test_features_scaled_and_shifted_are_named():
+    e = grid(8, 3)
+    got = e * torch.tensor([2.0, 0.5, 3.0]) + torch.tensor([1.0, -1.0, 0.25])
+    assert "scaled and shifted" in value_hint(got, e)
+
+
+def test_zeros_get_no_scaled_and_shifted_guess():
+    """Near miss: an answer of zeros (nothing filled in) is "0 times the reference plus 0"
+    -- not standardised with another mean and std."""
+    e = grid(8, 3)
+    message = failure(torch.zeros(8, 3, dtype=torch.float64), e)
+    assert "scaled and shifted" not in message and "standardised" not in message
+    assert "Every value it returned is 0" in message
+    states_plainly(message)
+
+
+def test_a_constant_feature_gets_no_scaled_and_shifted_guess():
+    """Near miss: one feature left constant (a column never computed)."""
+    e = grid(8, 2)
+    got = torch.stack([e[:, 0] * 2 + 1, torch.full((8,), 0.5, dtype=torch.float64)], dim=1)
+    assert "scaled and shifted" not in failure(got, e)
+
+
+def test_two_valued_features_get_no_scaled_and_shifted_guess():
+    """Near miss: a feature of two values (a flag) answered with another flag -- a line fits
+    any two points, so "the same values scaled and shifted" is no evidence."""
+    e = torch.tensor([[0.0, 1.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, 0.0]])
+    got = torch.tensor([[5.0, 2.0], [7.0, 3.0], [5.0, 2.0], [7.0, 2.0], [5.0, 3.0]])
+    message = failure(got, e)
+    assert "scaled and shifted" not in message
+    states_plainly(message)
 
 
 # --- errors raised: x.T on a batch ---------------------------------------------------------

@@ -3,7 +3,9 @@ reference's when no known mistake of the check fits (the sign flipped, a constan
 offset, a transpose, an order reversed, softmax weights of scores scaled or of the opposite
 sign, each feature scaled and shifted, some entries right), and the parameters the student's
 function never reads (the cause of an error it raised: :mod:`course_lib.checks._raised`).
-Each function returns a sentence, or ``""`` when it finds nothing it can say for sure."""
+Each function returns a sentence, or ``""`` when it finds nothing it can say for sure: a
+relation is named only where the values tell it apart from the others that would fit (a
+reversal from a shift, a factor from an offset), else what came is said plainly."""
 
 from __future__ import annotations
 
@@ -21,6 +23,11 @@ from course_lib._frames import users_code
 
 def _close(a: Tensor, b: Tensor, scale: float) -> bool:
     return bool(torch.allclose(a, b, rtol=1e-4, atol=1e-5 * max(1.0, scale)))
+
+
+def _constant(x: Tensor, scale: float) -> bool:
+    """Whether every value of ``x`` is the same (up to the tolerance of ``_close``)."""
+    return float(x.max() - x.min()) <= 1e-5 * max(1.0, scale)
 
 
 def _inverse_root(k: int) -> float:
@@ -45,35 +52,66 @@ def _named(c: float) -> str:
     return ""
 
 
-def value_hint(got: Tensor, expected: Tensor) -> str:
-    """How the values of ``got`` relate to ``expected`` (same shape, both numbers, not
-    equal): a sentence, or ``""``. Only relations that hold for every entry are named."""
-    if expected.numel() < 2 or expected.is_complex() or got.is_complex():
-        return ""
-    e, g = expected.detach().cpu().double(), got.detach().cpu().double()
-    if not (torch.isfinite(e).all() and torch.isfinite(g).all()):
-        return ""
-    scale = float(e.abs().max())
-    if scale == 0:
-        return ""
+def _reversed_along(e: Tensor, axis: int, scale: float) -> Tensor | None:
+    """``e`` flipped along ``axis``, where that tells a reversal from other orders: the flip
+    changes ``e``, and (on 3 entries or more) no shift along the axis gives the same values
+    (on 2 entries the two are one and the same swap)."""
+    n = e.shape[axis]
+    flipped = e.flip(axis)
+    if n < 2 or _close(flipped, e, scale):
+        return None
+    shifts = range(1, n) if n <= 64 else (1, n - 1)
+    if n >= 3 and any(_close(flipped, e.roll(s, axis), scale) for s in shifts):
+        return None
+    return flipped
+
+
+def _reorderings(g: Tensor, e: Tensor, scale: float) -> list[str]:
+    """The simple relations ``g`` has to ``e`` (each phrased to follow "the reference's
+    values"): the sign flipped, the last two axes swapped, an axis reversed. A reordering
+    is named only where ``e`` holds at least 3 different values: with two (a one-hot row,
+    weights 1 and 0) any wrong answer is some reordering of them."""
+    found = []
     if _close(g, -e, scale):
-        return "Every value has the opposite sign of the reference's: a minus sign too many or missing?"
+        found.append("with the opposite sign")
+    if _distinct(e.flatten(), scale) < 3:
+        return found
     if e.ndim >= 2 and e.shape[-1] == e.shape[-2] > 1:
         swapped = e.transpose(-2, -1)
         if not _close(swapped, e, scale) and _close(g, swapped, scale):
-            return (
-                "It holds the reference's values with the last two axes swapped: a transpose "
-                "(transpose(-2, -1)) too many or missing?"
-            )
+            found.append("with the last two axes swapped")
     for axis in range(e.ndim):
-        flipped = e.flip(axis)
-        if e.shape[axis] > 1 and not _close(flipped, e, scale) and _close(g, flipped, scale):
-            return f"It holds the reference's values in reverse order along axis {axis}."
-    hint = _softmax_hint(g, e)
-    if hint:
-        return hint
+        flipped = _reversed_along(e, axis, scale)
+        if flipped is not None and _close(g, flipped, scale):
+            found.append(f"in reverse order along axis {axis}")
+    return found
+
+
+_REORDERED = {
+    "with the opposite sign": (
+        "Every value has the opposite sign of the reference's: a minus sign too many or missing?"
+    ),
+    "with the last two axes swapped": (
+        "It holds the reference's values with the last two axes swapped: a transpose "
+        "(transpose(-2, -1)) too many or missing?"
+    ),
+}
+
+
+def _factor_or_offset(g: Tensor, e: Tensor, scale: float) -> str:
+    """``g`` as ``c * e`` or ``e + offset``, where the values tell the two apart: a constant
+    reference fits both (then only what came is said), and a factor needs at least two
+    nonzero reference values (one value times anything fits one other value)."""
+    if _constant(e, scale):
+        if not _constant(g, scale):
+            return ""
+        return (
+            f"Every value is {float(g.flatten()[0]):.4g}, where every value of the "
+            f"reference's is {float(e.flatten()[0]):.4g}."
+        )
     c = float((g * e).sum() / (e * e).sum())
-    if abs(c - 1) > 1e-3 and c != 0 and _close(g, c * e, scale):
+    several = int((e.abs() > 1e-5 * max(1.0, scale)).sum()) >= 2
+    if several and abs(c - 1) > 1e-3 and _close(g, c * e, scale):
         return (
             f"Every value is {c:.4g}{_named(c)} times the reference's: a factor too many or "
             "missing (a scale, a division by a count or a square root, a sum for a mean?)"
@@ -85,6 +123,39 @@ def value_hint(got: Tensor, expected: Tensor) -> str:
             f"Every value is the reference's {word} {abs(offset):.4g}: a constant added or "
             "missing (a bias, an offset, a count that starts at 1?)"
         )
+    return ""
+
+
+def value_hint(got: Tensor, expected: Tensor) -> str:
+    """How the values of ``got`` relate to ``expected`` (same shape, both numbers, not
+    equal): a sentence, or ``""``. Only relations that hold for every entry, and that these
+    values can tell apart from the others, are named."""
+    if expected.numel() < 2 or expected.is_complex() or got.is_complex():
+        return ""
+    e, g = expected.detach().cpu().double(), got.detach().cpu().double()
+    if not (torch.isfinite(e).all() and torch.isfinite(g).all()):
+        return ""
+    scale = float(e.abs().max())
+    if scale == 0:
+        return ""
+    if _close(g, torch.zeros_like(g), scale):
+        return "Every value it returned is 0 (the reference's are not)."
+    if _constant(e, scale):  # a factor, an offset and a sign flip fit alike: say what came
+        return _factor_or_offset(g, e, scale)
+    found = _reorderings(g, e, scale)
+    if len(found) > 1:
+        return (
+            f"It holds the reference's values {found[0]}, which here is also the reference's "
+            f"{' and also '.join(found[1:])}: these values cannot tell which slip it is."
+        )
+    if found:
+        return _REORDERED.get(found[0], f"It holds the reference's values {found[0]}.")
+    hint = _softmax_hint(g, e)
+    if hint:
+        return hint
+    hint = _factor_or_offset(g, e, scale)
+    if hint:
+        return hint
     hint = affine_hint(g, e, scale)
     if hint:
         return hint
@@ -127,9 +198,11 @@ def _softmax_scale(g: Tensor, e: Tensor) -> float | None:
         return torch.where(support, logs - logs.sum(-1, keepdim=True) / n, 0.0)
 
     a, b = centred(e), centred(g)
-    norm = float((a * a).sum())
-    if norm < 1e-12:
+    if float(a.abs().max()) < 0.05:  # nearly uniform weights: any flat enough weights fit
         return None
+    if torch.unique((a[support] * 1e3).round()).numel() < 3:
+        return None  # one log-ratio (a single row of 2 weights): any other weights fit it
+    norm = float((a * a).sum())
     c = float((a * b).sum()) / norm
     if abs(c - 1) < 1e-3 or abs(c) < 1e-3:
         return None
@@ -159,17 +232,29 @@ def _softmax_hint(g: Tensor, e: Tensor) -> str:
     )
 
 
+def _distinct(x: Tensor, scale: float) -> int:
+    """How many different values ``x`` holds, up to the tolerance of ``_close``."""
+    return int(torch.unique((x / (1e-5 * max(1.0, scale))).round()).numel())
+
+
 def affine_hint(g: Tensor, e: Tensor, scale: float) -> str:
-    """Whether every column (last axis) of ``g`` is ``a * e + b``, ``a`` and ``b`` its own."""
+    """Whether every column (last axis) of ``g`` is ``a * e + b``, ``a`` and ``b`` its own,
+    where the values decide it: at least 4 rows, at least 3 different values in every
+    column of ``e`` (a line fits any two), and no column of ``g`` constant (``a = 0``)."""
     if e.ndim < 1 or e.numel() // e.shape[-1] < 4:
         return ""
     e2, g2 = e.reshape(-1, e.shape[-1]), g.reshape(-1, g.shape[-1])
     spread = e2 - e2.mean(0)
     if (spread.abs().amax(0) <= 1e-6 * max(1.0, scale)).any():  # a constant column
         return ""
+    if min(_distinct(column, scale) for column in e2.T) < 3:
+        return ""  # a line fits any two points: a column of two values tells nothing
+    g_scale = max(scale, float(g2.abs().max()))
+    if ((g2 - g2.mean(0)).abs().amax(0) <= 1e-5 * max(1.0, g_scale)).any():
+        return ""  # a constant column of its own: not scaled, replaced
     a = ((g2 - g2.mean(0)) * spread).sum(0) / (spread * spread).sum(0)
     b = g2.mean(0) - a * e2.mean(0)
-    if not _close(g2, a * e2 + b, max(scale, float(g2.abs().max()))):
+    if not _close(g2, a * e2 + b, g_scale):
         return ""
     if e2.shape[-1] == 1:
         return (
