@@ -16,8 +16,9 @@ import torch
 
 from course_lib.checks import CheckFailed
 from course_lib.checks._core import call_student, compare
-from course_lib.checks._describe import preview
-from course_lib.checks._diagnose import unused_hint, value_hint
+from course_lib.checks._describe import nan_problem, preview, shape_hint
+from course_lib.checks._diagnose import mask_hint, unused_hint, value_hint
+from course_lib.checks._masks import dtype_problem, polarity_problem
 
 # --- the messages of compare and call_student ---------------------------------------------
 
@@ -207,6 +208,100 @@ def test_two_valued_features_get_no_scaled_and_shifted_guess():
     message = failure(got, e)
     assert "scaled and shifted" not in message
     states_plainly(message)
+
+
+# --- mask_hint and the polarity of a boolean mask ------------------------------------------
+
+
+def test_a_mask_that_only_blocks_too_much_is_named():
+    e = torch.triu(torch.ones(4, 4, dtype=torch.bool), diagonal=1)
+    assert "blocks 4 entries the reference leaves open" in mask_hint(e | torch.eye(4).bool(), e)
+
+
+def test_a_mask_wrong_both_ways_gets_no_one_way_hint():
+    e = torch.triu(torch.ones(4, 4, dtype=torch.bool), diagonal=1)
+    got = e.clone()
+    got[0, 1], got[1, 0] = False, True
+    assert mask_hint(got, e) == ""
+    message = failure(got, e)
+    assert "2 entries differ" in message and "expected True, got False" in message
+
+
+def test_an_inverted_mask_is_named():
+    e = torch.triu(torch.ones(4, 4, dtype=torch.bool), diagonal=1)
+    assert "return ~mask" in polarity_problem(~e, e)
+
+
+def test_a_transposed_causal_mask_is_not_called_inverted():
+    """Near miss: a causal mask transposed (each query sees the future) disagrees with the
+    reference on most entries, yet ~mask would not fix it: it is a transpose."""
+    e = torch.triu(torch.ones(4, 4, dtype=torch.bool), diagonal=1)
+    problem = polarity_problem(e.T.contiguous(), e)
+    assert "polarity" not in problem and "~mask" not in problem
+    assert "last two axes swapped" in problem
+
+
+def test_a_mask_that_blocks_nothing_is_not_called_inverted():
+    """Near miss: an all-False mask (never built) where the reference blocks most keys
+    disagrees on most entries whatever its polarity."""
+    e = torch.tensor([[True, True, True, False]])
+    assert polarity_problem(torch.zeros(1, 4, dtype=torch.bool), e) is None
+    message = failure(torch.zeros(1, 4, dtype=torch.bool), e)
+    assert "polarity" not in message and "3 entries differ" in message
+
+
+def test_a_zero_one_mask_of_the_allowed_keys_is_named_inverted():
+    e = torch.triu(torch.ones(4, 4, dtype=torch.bool), diagonal=1)
+    assert "MAY be attended" in dtype_problem((~e).float(), e)
+
+
+def test_a_zero_one_mask_of_zeros_is_not_called_inverted():
+    """Near miss: a float mask of zeros where the reference blocks most entries."""
+    e = torch.tensor([[True, True, True, False]])
+    problem = dtype_problem(torch.zeros(1, 4), e)
+    assert "MAY be attended" not in problem and "mask == 0" not in problem
+
+
+def test_an_additive_mask_is_told_mask_below_zero():
+    e = torch.triu(torch.ones(4, 4, dtype=torch.bool), diagonal=1)
+    additive = torch.zeros(4, 4).masked_fill(e, float("-inf"))
+    assert "return mask < 0" in dtype_problem(additive, e)
+
+
+def test_an_additive_mask_of_other_entries_is_not_told_mask_below_zero():
+    """Near miss: a 0/-inf mask whose -inf are not the blocked entries (transposed)."""
+    e = torch.triu(torch.ones(4, 4, dtype=torch.bool), diagonal=1)
+    additive = torch.zeros(4, 4).masked_fill(e.T, float("-inf"))
+    problem = dtype_problem(additive, e)
+    assert "return mask < 0" not in problem and "12 of 16 differ" in problem
+
+
+# --- NaN and infinities, shapes -------------------------------------------------------------
+
+
+def test_nan_names_what_gives_nan():
+    assert "0 / 0" in nan_problem(torch.tensor([float("nan"), 1.0]), torch.ones(2))
+
+
+def test_an_infinity_is_not_told_what_gives_nan():
+    """Near miss: inf comes from a division by 0 or a -inf fill, never from 0 / 0 or the
+    square root of a negative number, which give NaN."""
+    problem = nan_problem(torch.tensor([1.0, float("-inf")]), torch.ones(2))
+    assert problem.startswith("returned -inf at [1]")
+    assert "0 / 0" not in problem and "square root" not in problem
+    assert "division by 0" in problem
+
+
+def test_permuted_sizes_are_called_a_transpose_or_permute():
+    assert "transpose or permute" in shape_hint(torch.Size([3, 2, 4]), torch.Size([2, 3, 4]))
+
+
+def test_the_same_number_of_entries_in_other_sizes_gets_no_reshape_guess():
+    """Near miss: (2, 2, 10, 3) for (2, 4, 5, 3) -- a repeat along the wrong axis -- holds
+    as many entries only by chance: a reshape is not what went wrong."""
+    hint = shape_hint(torch.Size([2, 2, 10, 3]), torch.Size([2, 4, 5, 3]))
+    assert "reshape" not in hint and "transpose" not in hint
+    assert hint == "It holds as many entries as the expected shape (120), in other sizes."
 
 
 # --- errors raised: x.T on a batch ---------------------------------------------------------
