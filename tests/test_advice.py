@@ -417,6 +417,155 @@ def test_a_parameter_read_only_inside_a_nested_function_is_used():
     assert unused_hint(f, "f") == ""
 
 
+# --- the foreign-name rewriter: only calls and lookups the user wrote ---------------------
+
+
+def _tiny_translator():
+    from course_lib.translation import TranslationConfig, TranslationTransformer
+
+    torch.manual_seed(0)
+    config = TranslationConfig(
+        12, 12, d_model=8, num_heads=2, num_encoder_layers=1, num_decoder_layers=1, d_ff=16
+    )
+    return TranslationTransformer(config)
+
+
+def test_a_call_the_user_wrote_is_answered_in_the_courses_words():
+    model = _tiny_translator()
+    src, tgt_in = torch.randint(3, 12, (2, 5)), torch.randint(3, 12, (2, 4))
+    with pytest.raises(TypeError) as info:
+        model(src, tgt_in, True)
+    assert (
+        "keyword-only: name them, e.g. TranslationTransformer.forward(..., need_weights=True)"
+        in (str(info.value))
+    )
+
+
+def test_a_call_the_trainer_made_gets_no_advice_on_how_to_write_it():
+    """Near miss: the Trainer calls model(*batch[:-1]) with a batch of one item too many;
+    "name them, e.g. forward(..., need_weights=...)" would be advice about a call the user
+    never wrote (and would pass a tensor as a flag). The Trainer's own explanation stays."""
+    from torch.utils.data import DataLoader, TensorDataset
+
+    from course_lib.train import Trainer
+
+    model = _tiny_translator()
+    src, tgt = torch.randint(3, 12, (4, 5)), torch.randint(3, 12, (4, 6))
+    items = TensorDataset(src, tgt[:, :-1], src, src, tgt[:, 1:])  # 4 inputs for 2
+    trainer = Trainer(model, torch.nn.CrossEntropyLoss(), torch.optim.SGD(model.parameters()))
+    with pytest.raises(TypeError) as info:
+        trainer.fit(DataLoader(items, batch_size=2), DataLoader(items), epochs=1, progress=False)
+    message = str(info.value)
+    assert "the Trainer calls model(*batch[:-1])" in message
+    assert "name them" not in message and "need_weights=..." not in message
+
+
+def test_a_keyword_the_library_passed_on_is_still_the_users():
+    """The Trainer's predict passes the user's keywords on (**kwargs): a misspelt one is
+    the user's, and gets its close match."""
+    from course_lib.train import Trainer
+
+    model = _tiny_translator()
+    trainer = Trainer(model, torch.nn.CrossEntropyLoss(), torch.optim.SGD(model.parameters()))
+    src, tgt_in = torch.randint(3, 12, (2, 5)), torch.randint(3, 12, (2, 4))
+    with pytest.raises(TypeError, match=r"'need_weight'; did you mean need_weights=\?"):
+        trainer.predict(src, tgt_in, need_weight=True)
+
+
+def test_a_close_match_is_a_near_spelling():
+    from course_lib._foreign_names import closest_name, explains_bad_calls
+
+    @explains_bad_calls()
+    def trajectories(n, *, rng, observed=5, future=3):
+        return n
+
+    with pytest.raises(TypeError) as info:
+        trajectories(3, seed=0)  # Near miss: 'seed' is no misspelling of 'observed'
+    assert "did you mean" not in str(info.value) and "accepts: n, rng, observed" in str(info.value)
+    assert closest_name("beam", ["model", "src", "beam_size"]) == "beam_size"
+    assert closest_name("hidden_size", ["n_features", "hidden_dim"]) == "hidden_dim"
+    assert closest_name("mask", ["attn_mask", "key_padding_mask"]) is None  # two fit
+
+
+def test_a_keyword_a_callback_refused_is_not_answered_as_the_library_functions():
+    """Near miss: a library function with **kwargs passes them to the user's callback, which
+    refuses 'is_causal'; the hint for the library function's own keyword is not the answer."""
+    from course_lib._foreign_names import explains_bad_calls
+
+    @explains_bad_calls(is_causal="course_lib writes attn_mask=causal_mask(T)")
+    def run(x, callback, **options):
+        return callback(x, **options)
+
+    def strict(x):
+        return x
+
+    def checking(x, **options):
+        if options:
+            raise TypeError(f"checking does not take {next(iter(options))!r}")
+        return x
+
+    for callback in (strict, checking):
+        with pytest.raises(TypeError) as info:
+            run(1, callback, is_causal=True)
+        assert "attn_mask=causal_mask" not in str(info.value) and "run()" not in str(info.value)
+
+    @explains_bad_calls(is_causal="course_lib writes attn_mask=causal_mask(T)")
+    def forward(x, **unknown):  # the case the rule is for: its own body refuses the keyword
+        if unknown:
+            raise TypeError(f"forward got an unexpected keyword argument {next(iter(unknown))!r}")
+        return x
+
+    with pytest.raises(TypeError, match="'is_causal': course_lib writes attn_mask=causal_mask"):
+        forward(1, is_causal=True)
+
+
+def test_a_property_that_fails_inside_raises_its_own_error():
+    """Near miss: a property whose getter reads a missing attribute: Python then asks
+    __getattr__ for the property's name, and "has no 'double'; did you mean 'double'?"
+    would deny an attribute that exists. Its own error comes through instead."""
+    from course_lib._foreign_names import explains_class
+
+    @explains_class
+    class Tool:
+        def __init__(self):
+            self.size = 2
+
+        @property
+        def double(self):
+            return 2 * self.sise  # the slip is in here
+
+    with pytest.raises(AttributeError) as info:
+        _ = Tool().double
+    assert "'sise'" in str(info.value) and "did you mean 'size'" in str(info.value)
+    assert "has no 'double'" not in str(info.value)
+    with pytest.raises(AttributeError, match="Tool has no 'doubel'; did you mean 'double'"):
+        _ = Tool().doubel
+
+
+def test_a_lookup_course_lib_made_gets_no_guess():
+    """Near miss: course_lib's own code reads an attribute the user's object lacks; "did
+    you mean" would guess at a name the user never wrote."""
+    import course_lib
+    from course_lib._foreign_names import explains_class
+
+    @explains_class
+    class Tool:
+        def method(self):
+            return 1
+
+    library = {}
+    here = course_lib.__file__.replace("__init__.py", "_a_library_function.py")
+    exec(compile("def read(obj):\n    return obj.methd\n", here, "exec"), library)
+    with pytest.raises(AttributeError) as info:
+        library["read"](Tool())
+    assert "did you mean" not in str(info.value)
+    assert (
+        str(info.value) == "Tool has no 'methd' (read by course_lib's code, not by a line of yours)"
+    )
+    with pytest.raises(AttributeError, match="did you mean 'method'"):
+        _ = Tool().methd  # the user's own lookup
+
+
 # --- messages stay short -------------------------------------------------------------------
 
 
