@@ -18,14 +18,20 @@ which a ``**kwargs`` parameter took and the body refused by name gets its hint).
 listed give their hint; any other unknown keyword gets the names the callable accepts (with
 the closest one); too many positional arguments get the signature and which arguments are
 keyword-only; missing ones get the signature. ``positional=`` and ``missing=`` add a hint of
-the callable's own to those two.
+the callable's own to those two. Advice is given only about what the user wrote: a call that
+course_lib's own code made (the Trainer calling the model with a batch) keeps Python's error,
+except for keywords it passed on from the user (``**kwargs``); a keyword refused by another
+function the body called is that function's to answer; "did you mean" offers near spellings
+only (:func:`closest_name`).
 
 :func:`explains_class` gives a whole class this treatment: its constructor (``__init__``, a
 dataclass's generated one, a named tuple's ``__new__``), ``forward``, ``__call__`` and public
 methods, and a failed attribute lookup of a public name: a known foreign name (``alphas``,
 ``generate``) gets its hint, any other "X has no 'name'; did you mean 'close'?" -- computed
-only when the message is read, so ``hasattr`` probes stay cheap. :func:`explain_config` does
-the same for a dataclass config, with hints for its constructor's keywords. Every public
+only when the message is read, so ``hasattr`` probes stay cheap (a property whose getter
+failed raises its own error; a lookup by course_lib's code gets no guess).
+:func:`explain_config` does the same for a dataclass config, with hints for its constructor's
+keywords. Every public
 callable of the library is covered (``tests/test_foreign_names.py`` walks the modules'
 ``__all__`` and fails on one that is not).
 
@@ -40,9 +46,13 @@ import builtins
 import difflib
 import functools
 import inspect
+import re
+import sys
 import types
 from collections.abc import Callable, Mapping
 from typing import TypeVar
+
+from course_lib._frames import course_lib_frame, library_code, passes_keywords_on
 
 F = TypeVar("F", bound=Callable)
 C = TypeVar("C", bound=type)
@@ -99,7 +109,24 @@ def _call(*args, **kwargs):  # the code of every wrapper; _fn, _why, _explain: i
 
 
 def _explain(fn, args, kwargs, hints, positional, missing, err) -> str | None:
+    caller = _looked_up_from(sys._getframe(2))  # 0: here, 1: the wrapper, 2: its caller
+    if caller is not None and course_lib_frame(caller):
+        # course_lib made this call, not the user: its arguments are the library's, so a
+        # hint on how to write the call would be about a call the user never wrote -- unless
+        # it passed keywords on (**kwargs), which are the user's
+        if not passes_keywords_on(caller):
+            return None
+        return explain_call(fn, args, kwargs, hints, error=err, keywords_only=True)
     return explain_call(fn, args, kwargs, hints, positional, missing, err)
+
+
+def _looked_up_from(frame: types.FrameType | None) -> types.FrameType | None:
+    """The first frame from ``frame`` outwards that is course_lib's or the user's: the
+    standard library's and installed packages' (``nn.Module.__call__``, ``functools``,
+    ``dataclasses.replace``) pass a call or a lookup on."""
+    while frame is not None and library_code(frame.f_code) and not course_lib_frame(frame):
+        frame = frame.f_back
+    return frame
 
 
 def explains_class(cls: C | None = None, /, **attribute_hints: str):
@@ -276,11 +303,14 @@ def explain_call(
     positional: str | None = None,
     missing: str | None = None,
     error: BaseException | None = None,
+    *,
+    keywords_only: bool = False,
 ) -> str | None:
     """The course's message for a call of ``fn`` that cannot bind, or ``None`` when the
     arguments bind (the ``TypeError`` then came from inside the body: leave it alone --
     unless a ``**kwargs`` parameter took a keyword listed in ``hints`` and the body's
-    ``error`` names it, which gets the hint)."""
+    ``error`` names it, which gets the hint). ``keywords_only``: answer unknown keywords
+    only (``None`` for the positional arguments of a call the user did not write)."""
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
@@ -298,6 +328,8 @@ def explain_call(
     unknown = [k for k in kwargs if k not in params and not takes_kwargs]
     if unknown:
         return _unexpected_keyword(name, unknown, params, hints, shown)
+    if keywords_only:
+        return None
     n_positional = sum(
         p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params.values()
     )
@@ -313,11 +345,26 @@ def explain_call(
     return text
 
 
+_REFUSED = re.compile(r"^([\w.<>]+)\(\) got an unexpected keyword argument")
+
+
 def _refused_by_the_body(fn, sig, args, kwargs, hints, error) -> str | None:
-    """A hinted keyword that ``**kwargs`` took and the body refused by its name."""
-    if error is None:
+    """A hinted keyword that ``**kwargs`` took and the body refused by its name: the error
+    raised in ``fn``'s own code or course_lib's, not by another function of the user's that
+    the body called (a callback refusing the keyword is the callback's to answer)."""
+    if error is None or error.__traceback__ is None:
+        return None
+    tb = error.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb.tb_frame.f_code is not getattr(fn, "__code__", None) and not course_lib_frame(
+        tb.tb_frame
+    ):
         return None
     said = str(error)
+    refused = _REFUSED.match(said)
+    if refused and refused.group(1) not in (fn.__qualname__, fn.__name__):
+        return None  # Python refused a call of another function the body made
     for key in kwargs:
         if key not in sig.parameters and key in hints and repr(key) in said:
             name = _call_name(fn, sig, args)
@@ -372,8 +419,8 @@ def _unexpected_keyword(
     if key in hints:
         text = f"{text}: {hints[key]}"
     else:
-        close = difflib.get_close_matches(key, accepted, n=1)
-        guess = f"; did you mean {close[0]}=? " if close else ". "
+        close = closest_name(key, accepted)
+        guess = f"; did you mean {close}=? " if close else ". "
         text = f"{text}{guess}{name} accepts: {', '.join(accepted)}, as in {name}{shown}"
     more = []
     for k in others:
@@ -381,11 +428,24 @@ def _unexpected_keyword(
             if hints[k] not in text:  # one hint may answer several names
                 more.append(f"{k!r}: {hints[k]}")
             continue
-        close = difflib.get_close_matches(k, accepted, n=1)
-        more.append(f"{k!r} (did you mean {close[0]}=?)" if close else repr(k))
+        close = closest_name(k, accepted)
+        more.append(f"{k!r} (did you mean {close}=?)" if close else repr(k))
     if more:
         text += f"; not accepted either: {'; '.join(more)}"
     return text
+
+
+def closest_name(name: str, names: list[str]) -> str | None:
+    """The one of ``names`` that ``name`` is a near spelling of, or None. Near: a similarity
+    of at least 0.7 (``hidden_size`` and ``hidden_dim``, ``scal`` and ``scale``), or the only
+    name that contains it or that it contains (``beam`` in ``beam_size``). Not near: a ratio
+    under 0.7 (``seed`` and ``observed``, ``device`` and ``decode``): a guess from such a
+    pair names an argument the user did not mean."""
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.7)
+    if close:
+        return close[0]
+    inside = [n for n in names if min(len(n), len(name)) >= 3 and (name in n or n in name)]
+    return inside[0] if len(inside) == 1 else None
 
 
 def _too_many_positional(
@@ -420,15 +480,20 @@ class MissingAttributeError(AttributeError):
     is computed only when it is read, so a ``hasattr`` probe costs no more than Python's
     own error. Pickled, it becomes a plain ``AttributeError`` with that message."""
 
-    def __init__(self, obj: object = None, name: str | None = None) -> None:
+    def __init__(
+        self, obj: object = None, name: str | None = None, by_library: bool = False
+    ) -> None:
         super().__init__()
-        self._owner, self._attribute = obj, name
+        self._owner, self._attribute, self._by_library = obj, name, by_library
 
     def __str__(self) -> str:
+        plain = f"{type(self._owner).__name__} has no {self._attribute!r}"
+        if self._by_library:  # course_lib's code read it: no guess at what the user meant
+            return f"{plain} (read by course_lib's code, not by a line of yours)"
         try:
             return _missing_attribute(self._owner, self._attribute)
         except Exception:  # a half-built object whose dir() fails: say the least
-            return f"{type(self._owner).__name__} has no {self._attribute!r}"
+            return plain
 
     def __reduce__(self):
         return AttributeError, (str(self),)
@@ -437,9 +502,9 @@ class MissingAttributeError(AttributeError):
 def _missing_attribute(obj: object, name: str) -> str:
     owner = type(obj).__name__
     public = sorted({n for n in dir(obj) if not n.startswith("_")})
-    close = difflib.get_close_matches(name, public, n=1)
+    close = closest_name(name, public)
     if close:
-        return f"{owner} has no {name!r}; did you mean {close[0]!r}?"
+        return f"{owner} has no {name!r}; did you mean {close!r}?"
     ours = {"course_lib", type(obj).__module__.split(".")[0]}  # and a student's subclass
     foreign = set()  # what the base classes of other libraries (nn.Module, tuple) define
     for k in type(obj).__mro__:
@@ -449,6 +514,8 @@ def _missing_attribute(obj: object, name: str) -> str:
     shown = ", ".join(own[:20]) + (", ..." if len(own) > 20 else "")
     return f"{owner} has no {name!r}; its own attributes and methods are: {shown or 'none'}"
 
+
+_ABSENT = object()
 
 #: Where an ``nn.Module`` keeps what its ``__getattr__`` finds, in the order it looks.
 _MODULE_STORES = ("_parameters", "_buffers", "_modules")
@@ -492,10 +559,18 @@ def _answer_attributes(c: type, hints: dict[str, str]) -> None:
             raise AttributeError(
                 f"{type(self).__name__!r} object has no attribute {name!r}", obj=self, name=name
             )
+        for k in type(self).__mro__:  # found, but its getter raised: raise that error again
+            found = vars(k).get(name, _ABSENT)
+            if found is not _ABSENT:
+                if hasattr(type(found), "__get__"):
+                    return found.__get__(self, type(self))
+                break
+        looker = _looked_up_from(sys._getframe(1))
+        by_library = looker is not None and course_lib_frame(looker)
         hint = merged.get(name)
-        if hint is not None:
+        if hint is not None and not by_library:
             raise AttributeError(f"{type(self).__name__} has no {name}: {hint}") from None
-        raise MissingAttributeError(self, name) from None
+        raise MissingAttributeError(self, name, by_library) from None
 
     setattr(__getattr__, _GETATTR_MARK, merged)
     __getattr__.__qualname__ = f"{c.__qualname__}.__getattr__"

@@ -21,17 +21,13 @@ from course_lib.checks._describe import (
     nan_problem,
     not_callable_problem,
     number_problem,
+    preview,
     shape_hint,
     signature_problem,
     tensor_problem,
 )
-from course_lib.checks._diagnose import (
-    mask_hint,
-    raised_hint,
-    unused_hint,
-    unused_parameters,
-    value_hint,
-)
+from course_lib.checks._diagnose import mask_hint, unused_hint, unused_parameters, value_hint
+from course_lib.checks._raised import raised_hint
 
 ATOL = 1e-5
 
@@ -297,24 +293,34 @@ def _explain(got, expected, name, case, mistakes, wrong_dtype: str | None) -> No
             raise CheckFailed(f"{name}: {explanation} ({case})")
     note = f" (Note: {wrong_dtype}.)" if wrong_dtype else ""
     note += unused_note(name)
+    expected = expected.detach().cpu()
     if expected.dtype == torch.bool:
         problem = masks.polarity_problem(got, expected)
         if problem is not None:
             raise CheckFailed(f"{name}: {problem} ({case})")
-        wrong = (got.to(torch.bool) != expected).nonzero().tolist()
+        differ = got.to(torch.bool) != expected
+        first = tuple(int(i) for i in differ.nonzero()[0])
         hint = mask_hint(got, expected)
         raise CheckFailed(
-            f"{name} returned the right shape but {len(wrong)} entries differ ({case}), the "
-            f"first at {wrong[0]}.{f' {hint}' if hint else ''} Expected\n{expected}\ngot\n{got}"
+            f"{name} returned the right shape but {int(differ.sum())} entries differ ({case}), "
+            f"the first at {list(first)}: expected {bool(expected[first])}, got "
+            f"{bool(got[first])}.{f' {hint}' if hint else ''}{shown(expected, got)}"
         )
     got = got.to(expected.dtype)
-    worst = (got - expected).abs().max().item()
+    gap = (got - expected).abs()
+    gap = torch.where(gap.isnan(), 0.0, gap)  # an inf both hold: no difference
+    at = tuple(int(i) for i in np.unravel_index(int(gap.argmax()), tuple(gap.shape)))
     hint = value_hint(got, expected)
     raise CheckFailed(
         f"{name} returned the right shape but different values ({case}): the largest "
-        f"difference is {worst:.4g}.{f' {hint}' if hint else ''}{note} Expected\n{expected}"
-        f"\ngot\n{got}"
+        f"difference is {float(gap[at]):.4g}, at {list(at)} (expected {float(expected[at]):.4g}, "
+        f"got {float(got[at]):.4g}).{f' {hint}' if hint else ''}{note}{shown(expected, got)}"
     )
+
+
+def shown(expected: Tensor, got: Tensor) -> str:
+    """The two tensors of a failure, each by its shape and first values: two short lines."""
+    return f"\nExpected {preview(expected)}\ngot      {preview(got)}"
 
 
 def unchanged(given: Tensor, original: Tensor, name: str, arg: str, case: str, fix: str) -> None:

@@ -146,8 +146,13 @@ def shape_hint(got: torch.Size, expected: torch.Size) -> str:
         expected[-2],
     ):
         return "The last two axes look swapped (transpose(-2, -1))."
+    if sorted(got) == sorted(expected):
+        return (
+            "It holds the same sizes in another order: a transpose or permute (or a reshape) "
+            "too many or missing?"
+        )
     if got.numel() == expected.numel():
-        return "It holds the same number of entries: a reshape or a transpose too many or few?"
+        return f"It holds as many entries as the expected shape ({got.numel()}), in other sizes."
     return ""
 
 
@@ -175,17 +180,39 @@ def nan_problem(got: Tensor, expected: Tensor) -> str | None:
     if not torch.is_floating_point(got):
         return None
     expected = expected.to(got.dtype)
-    for bad, word in (
-        (torch.isnan(got), "NaN"),
-        (torch.isinf(got) & ~torch.isinf(expected), "inf"),
+    for bad, causes in (
+        (torch.isnan(got), _NAN_CAUSES),
+        (torch.isinf(got) & ~torch.isinf(expected), _INF_CAUSES),
     ):
         bad = bad & ~torch.isnan(expected)
         if bad.any():
             idx = tuple(int(i) for i in bad.nonzero()[0])
             where = f" at {list(idx)}" if idx else ""
+            word = "NaN" if causes is _NAN_CAUSES else f"{float(got[idx]):g}"
             return (
                 f"returned {word}{where}, where the reference is "
-                f"{float(expected[idx]):.4g}: look for a 0 / 0, the log or square root of "
-                "0 or of a negative number, or a softmax over a row of -inf"
+                f"{float(expected[idx]):.4g}: look for {causes}"
             )
     return None
+
+
+#: What gives NaN, and what gives an infinity: each message names only those of its kind.
+_NAN_CAUSES = (
+    "a 0 / 0, inf - inf, the log or square root of a negative number, or a softmax over a "
+    "row of -inf"
+)
+_INF_CAUSES = "a division by 0, the log of 0, an exp that overflows, or a -inf fill left in"
+
+
+def preview(x: Tensor, n: int = 6) -> str:
+    """``"(64, 50, 50) [0.1235, -0.5, 2, ...]"``: a tensor by its shape and its first values
+    (in memory order), never more than ``n`` of them."""
+    flat = x.detach().reshape(-1)[:n].cpu().tolist()
+    if x.dtype == torch.bool:
+        values = ", ".join(str(v) for v in flat)
+    elif torch.is_floating_point(x):
+        values = ", ".join(f"{v:.4g}" for v in flat)
+    else:
+        values = ", ".join(str(v) for v in flat)
+    more = ", ..." if x.numel() > n else ""
+    return f"{shape_str(x.shape)} [{values}{more}]"

@@ -1,32 +1,33 @@
 """Generic diagnoses of a wrong answer, for every check: how its values relate to the
 reference's when no known mistake of the check fits (the sign flipped, a constant factor or
 offset, a transpose, an order reversed, softmax weights of scores scaled or of the opposite
-sign, each feature scaled and shifted, some entries right), the likely cause of an error the
-student's own function raised (``x.T`` on a batch, a mask that does not broadcast in
-``masked_fill``, ``torch.cat`` along the wrong axis), and the parameters the student's
-function never reads. Each function returns a sentence, or ``""`` when it finds nothing it
-can say for sure."""
+sign, each feature scaled and shifted, some entries right), and the parameters the student's
+function never reads (the cause of an error it raised: :mod:`course_lib.checks._raised`).
+Each function returns a sentence, or ``""`` when it finds nothing it can say for sure: a
+relation is named only where the values tell it apart from the others that would fit (a
+reversal from a shift, a factor from an offset), else what came is said plainly."""
 
 from __future__ import annotations
 
 import dis
 import math
-import os
-import re
-import sysconfig
 import types
 
-import numpy as np
 import torch
 from torch import Tensor
 
-from course_lib._validate_basics import shape_str
+from course_lib._frames import users_code
 
 # -- values ------------------------------------------------------------------------------------
 
 
 def _close(a: Tensor, b: Tensor, scale: float) -> bool:
     return bool(torch.allclose(a, b, rtol=1e-4, atol=1e-5 * max(1.0, scale)))
+
+
+def _constant(x: Tensor, scale: float) -> bool:
+    """Whether every value of ``x`` is the same (up to the tolerance of ``_close``)."""
+    return float(x.max() - x.min()) <= 1e-5 * max(1.0, scale)
 
 
 def _inverse_root(k: int) -> float:
@@ -51,35 +52,66 @@ def _named(c: float) -> str:
     return ""
 
 
-def value_hint(got: Tensor, expected: Tensor) -> str:
-    """How the values of ``got`` relate to ``expected`` (same shape, both numbers, not
-    equal): a sentence, or ``""``. Only relations that hold for every entry are named."""
-    if expected.numel() < 2 or expected.is_complex() or got.is_complex():
-        return ""
-    e, g = expected.detach().cpu().double(), got.detach().cpu().double()
-    if not (torch.isfinite(e).all() and torch.isfinite(g).all()):
-        return ""
-    scale = float(e.abs().max())
-    if scale == 0:
-        return ""
+def _reversed_along(e: Tensor, axis: int, scale: float) -> Tensor | None:
+    """``e`` flipped along ``axis``, where that tells a reversal from other orders: the flip
+    changes ``e``, and (on 3 entries or more) no shift along the axis gives the same values
+    (on 2 entries the two are one and the same swap)."""
+    n = e.shape[axis]
+    flipped = e.flip(axis)
+    if n < 2 or _close(flipped, e, scale):
+        return None
+    shifts = range(1, n) if n <= 64 else (1, n - 1)
+    if n >= 3 and any(_close(flipped, e.roll(s, axis), scale) for s in shifts):
+        return None
+    return flipped
+
+
+def _reorderings(g: Tensor, e: Tensor, scale: float) -> list[str]:
+    """The simple relations ``g`` has to ``e`` (each phrased to follow "the reference's
+    values"): the sign flipped, the last two axes swapped, an axis reversed. A reordering
+    is named only where ``e`` holds at least 3 different values: with two (a one-hot row,
+    weights 1 and 0) any wrong answer is some reordering of them."""
+    found = []
     if _close(g, -e, scale):
-        return "Every value has the opposite sign of the reference's: a minus sign too many or missing?"
+        found.append("with the opposite sign")
+    if _distinct(e.flatten(), scale) < 3:
+        return found
     if e.ndim >= 2 and e.shape[-1] == e.shape[-2] > 1:
         swapped = e.transpose(-2, -1)
         if not _close(swapped, e, scale) and _close(g, swapped, scale):
-            return (
-                "It holds the reference's values with the last two axes swapped: a transpose "
-                "(transpose(-2, -1)) too many or missing?"
-            )
+            found.append("with the last two axes swapped")
     for axis in range(e.ndim):
-        flipped = e.flip(axis)
-        if e.shape[axis] > 1 and not _close(flipped, e, scale) and _close(g, flipped, scale):
-            return f"It holds the reference's values in reverse order along axis {axis}."
-    hint = _softmax_hint(g, e)
-    if hint:
-        return hint
+        flipped = _reversed_along(e, axis, scale)
+        if flipped is not None and _close(g, flipped, scale):
+            found.append(f"in reverse order along axis {axis}")
+    return found
+
+
+_REORDERED = {
+    "with the opposite sign": (
+        "Every value has the opposite sign of the reference's: a minus sign too many or missing?"
+    ),
+    "with the last two axes swapped": (
+        "It holds the reference's values with the last two axes swapped: a transpose "
+        "(transpose(-2, -1)) too many or missing?"
+    ),
+}
+
+
+def _factor_or_offset(g: Tensor, e: Tensor, scale: float) -> str:
+    """``g`` as ``c * e`` or ``e + offset``, where the values tell the two apart: a constant
+    reference fits both (then only what came is said), and a factor needs at least two
+    nonzero reference values (one value times anything fits one other value)."""
+    if _constant(e, scale):
+        if not _constant(g, scale):
+            return ""
+        return (
+            f"Every value is {float(g.flatten()[0]):.4g}, where every value of the "
+            f"reference's is {float(e.flatten()[0]):.4g}."
+        )
     c = float((g * e).sum() / (e * e).sum())
-    if abs(c - 1) > 1e-3 and c != 0 and _close(g, c * e, scale):
+    several = int((e.abs() > 1e-5 * max(1.0, scale)).sum()) >= 2
+    if several and abs(c - 1) > 1e-3 and _close(g, c * e, scale):
         return (
             f"Every value is {c:.4g}{_named(c)} times the reference's: a factor too many or "
             "missing (a scale, a division by a count or a square root, a sum for a mean?)"
@@ -91,6 +123,39 @@ def value_hint(got: Tensor, expected: Tensor) -> str:
             f"Every value is the reference's {word} {abs(offset):.4g}: a constant added or "
             "missing (a bias, an offset, a count that starts at 1?)"
         )
+    return ""
+
+
+def value_hint(got: Tensor, expected: Tensor) -> str:
+    """How the values of ``got`` relate to ``expected`` (same shape, both numbers, not
+    equal): a sentence, or ``""``. Only relations that hold for every entry, and that these
+    values can tell apart from the others, are named."""
+    if expected.numel() < 2 or expected.is_complex() or got.is_complex():
+        return ""
+    e, g = expected.detach().cpu().double(), got.detach().cpu().double()
+    if not (torch.isfinite(e).all() and torch.isfinite(g).all()):
+        return ""
+    scale = float(e.abs().max())
+    if scale == 0:
+        return ""
+    if _close(g, torch.zeros_like(g), scale):
+        return "Every value it returned is 0 (the reference's are not)."
+    if _constant(e, scale):  # a factor, an offset and a sign flip fit alike: say what came
+        return _factor_or_offset(g, e, scale)
+    found = _reorderings(g, e, scale)
+    if len(found) > 1:
+        return (
+            f"It holds the reference's values {found[0]}, which here is also the reference's "
+            f"{' and also '.join(found[1:])}: these values cannot tell which slip it is."
+        )
+    if found:
+        return _REORDERED.get(found[0], f"It holds the reference's values {found[0]}.")
+    hint = _softmax_hint(g, e)
+    if hint:
+        return hint
+    hint = _factor_or_offset(g, e, scale)
+    if hint:
+        return hint
     hint = affine_hint(g, e, scale)
     if hint:
         return hint
@@ -133,9 +198,11 @@ def _softmax_scale(g: Tensor, e: Tensor) -> float | None:
         return torch.where(support, logs - logs.sum(-1, keepdim=True) / n, 0.0)
 
     a, b = centred(e), centred(g)
-    norm = float((a * a).sum())
-    if norm < 1e-12:
+    if float(a.abs().max()) < 0.05:  # nearly uniform weights: any flat enough weights fit
         return None
+    if torch.unique((a[support] * 1e3).round()).numel() < 3:
+        return None  # one log-ratio (a single row of 2 weights): any other weights fit it
+    norm = float((a * a).sum())
     c = float((a * b).sum()) / norm
     if abs(c - 1) < 1e-3 or abs(c) < 1e-3:
         return None
@@ -165,17 +232,29 @@ def _softmax_hint(g: Tensor, e: Tensor) -> str:
     )
 
 
+def _distinct(x: Tensor, scale: float) -> int:
+    """How many different values ``x`` holds, up to the tolerance of ``_close``."""
+    return int(torch.unique((x / (1e-5 * max(1.0, scale))).round()).numel())
+
+
 def affine_hint(g: Tensor, e: Tensor, scale: float) -> str:
-    """Whether every column (last axis) of ``g`` is ``a * e + b``, ``a`` and ``b`` its own."""
+    """Whether every column (last axis) of ``g`` is ``a * e + b``, ``a`` and ``b`` its own,
+    where the values decide it: at least 4 rows, at least 3 different values in every
+    column of ``e`` (a line fits any two), and no column of ``g`` constant (``a = 0``)."""
     if e.ndim < 1 or e.numel() // e.shape[-1] < 4:
         return ""
     e2, g2 = e.reshape(-1, e.shape[-1]), g.reshape(-1, g.shape[-1])
     spread = e2 - e2.mean(0)
     if (spread.abs().amax(0) <= 1e-6 * max(1.0, scale)).any():  # a constant column
         return ""
+    if min(_distinct(column, scale) for column in e2.T) < 3:
+        return ""  # a line fits any two points: a column of two values tells nothing
+    g_scale = max(scale, float(g2.abs().max()))
+    if ((g2 - g2.mean(0)).abs().amax(0) <= 1e-5 * max(1.0, g_scale)).any():
+        return ""  # a constant column of its own: not scaled, replaced
     a = ((g2 - g2.mean(0)) * spread).sum(0) / (spread * spread).sum(0)
     b = g2.mean(0) - a * e2.mean(0)
-    if not _close(g2, a * e2 + b, max(scale, float(g2.abs().max()))):
+    if not _close(g2, a * e2 + b, g_scale):
         return ""
     if e2.shape[-1] == 1:
         return (
@@ -211,151 +290,6 @@ def mask_hint(got: Tensor, expected: Tensor) -> str:
     return ""
 
 
-# -- errors the student's function raised ------------------------------------------------------
-
-_LIBRARIES = tuple(
-    os.path.join(os.path.normcase(os.path.abspath(p)), "")
-    for p in {
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),  # course_lib
-        sysconfig.get_paths()["stdlib"],
-        sysconfig.get_paths()["purelib"],
-        sysconfig.get_paths()["platlib"],
-    }
-)
-_LOADS = {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_NAME", "LOAD_GLOBAL"}
-
-
-def _own_code(code: types.CodeType) -> bool:
-    """Whether ``code`` is the student's (a notebook cell, a script), not a library's."""
-    path = os.path.normcase(os.path.abspath(code.co_filename))
-    return not code.co_filename.startswith("<frozen") and not path.startswith(_LIBRARIES)
-
-
-def _lookup(frame: types.FrameType, name: str):
-    if name in frame.f_locals:
-        return frame.f_locals[name]
-    return frame.f_globals.get(name)
-
-
-def _dot_t(frame: types.FrameType, line: int) -> str:
-    """The hint for ``name.T`` on a tensor of more than two axes in ``frame``'s code: on
-    the line that raised first, elsewhere in the function else."""
-    found: list[tuple[bool, str, object]] = []
-    instructions = list(dis.get_instructions(frame.f_code))
-    for load, attr in zip(instructions, instructions[1:], strict=False):
-        if attr.opname != "LOAD_ATTR" or attr.argval != "T" or load.opname not in _LOADS:
-            continue
-        value = _lookup(frame, str(load.argval))
-        if isinstance(value, (Tensor, np.ndarray)) and value.ndim > 2:
-            lineno = attr.positions.lineno if attr.positions else None
-            found.append((lineno != line, str(load.argval), value))
-    if not found:
-        return ""
-    elsewhere, name, value = min(found, key=lambda f: f[0])
-    shape = tuple(value.shape)
-    swap = (
-        f"{name}.transpose(-2, -1) (or {name}.mT)"
-        if isinstance(value, Tensor)
-        else f"np.swapaxes({name}, -2, -1)"
-    )
-    return (
-        f"{'A possible' if elsewhere else 'Likely'} cause: {name}.T reverses ALL "
-        f"{len(shape)} axes of {name}, {shape_str(shape)} -> {shape_str(shape[::-1])}, batch "
-        f"axis included; to swap only its last two axes write {swap}."
-    )
-
-
-def _on_line(frame: types.FrameType, line: int) -> list[dis.Instruction]:
-    """The instructions of ``frame``'s code that belong to source line ``line``."""
-    return [
-        i
-        for i in dis.get_instructions(frame.f_code)
-        if i.positions
-        and i.positions.lineno is not None
-        and i.positions.lineno <= line <= (i.positions.end_lineno or i.positions.lineno)
-    ]
-
-
-def _attributes(instructions: list[dis.Instruction]) -> set[str]:
-    return {str(i.argval) for i in instructions if i.opname in ("LOAD_ATTR", "LOAD_METHOD")}
-
-
-_BROADCAST = ("must match the size of tensor", "is not broadcastable", "does not broadcast")
-
-
-def _mask_broadcast(frame: types.FrameType, line: int, err: BaseException) -> str:
-    """The hint for a mask that does not broadcast against the tensor ``masked_fill`` fills,
-    on the line that raised."""
-    if not isinstance(err, RuntimeError) or not any(m in str(err) for m in _BROADCAST):
-        return ""
-    instructions = _on_line(frame, line)
-    fill = next(
-        (
-            (load, attr)
-            for load, attr in zip(instructions, instructions[1:], strict=False)
-            if attr.opname in ("LOAD_ATTR", "LOAD_METHOD")
-            and attr.argval in ("masked_fill", "masked_fill_")
-        ),
-        None,
-    )
-    if fill is None:
-        return ""
-    load, attr = fill
-    value = _lookup(frame, str(load.argval)) if load.opname in _LOADS else None
-    target = (
-        f"{load.argval} {shape_str(tuple(value.shape))}"
-        if isinstance(value, Tensor)
-        else "the tensor it fills"
-    )
-    return (
-        f"Likely cause: the mask given to {attr.argval} does not broadcast against "
-        f"{target}. Give the mask as many axes as the tensor it fills, with size 1 on the "
-        "axes it repeats along (broadcasting lines axes up from the right): a (B, S) key "
-        "padding mask over (B, T, S) scores is mask[:, None, :], over the (B, Nh, T, S) "
-        "scores of several heads it is mask[:, None, None, :], shape (B, 1, 1, S)."
-    )
-
-
-_CAT = re.compile(r"Sizes of tensors must match except in dimension (-?\d+)")
-
-
-def _cat_axis(frame: types.FrameType, line: int, err: BaseException) -> str:
-    """The hint for ``torch.cat`` on tensors whose other axes differ, on the line that
-    raised."""
-    found = _CAT.search(str(err)) if isinstance(err, RuntimeError) else None
-    if found is None or not {"cat", "concat", "concatenate"} & _attributes(_on_line(frame, line)):
-        return ""
-    dim = found.group(1)
-    default = " -- its default when no dim= is given" if dim == "0" else ""
-    return (
-        f"Likely cause: torch.cat joined the tensors along dim={dim}{default}; all their "
-        f"other axes must have the same size. Is dim={dim} the axis to join along (for "
-        "(B, T, F) sequences, the time axis is dim=1)?"
-    )
-
-
-def raised_hint(err: BaseException) -> str:
-    """The likely cause of an error raised inside the student's own code, as a sentence, or
-    ``""``: read from the traceback's frames (their code and variables), no source needed."""
-    frames = []
-    tb = err.__traceback__
-    while tb is not None:
-        frames.append((tb.tb_frame, tb.tb_lineno))
-        tb = tb.tb_next
-    for depth, (frame, line) in enumerate(reversed(frames)):  # the innermost first
-        try:
-            hint = ""
-            if _own_code(frame.f_code):
-                hint = _dot_t(frame, line)
-                if not hint and depth == 0:  # raised by a PyTorch operation on this line
-                    hint = _mask_broadcast(frame, line, err) or _cat_axis(frame, line, err)
-        except Exception:  # a diagnosis must never hide the student's own error
-            hint = ""
-        if hint:
-            return hint
-    return ""
-
-
 # -- what the student's function never reads ---------------------------------------------------
 
 _READS = {
@@ -380,7 +314,7 @@ def unused_parameters(fn: object) -> list[str]:
     if not isinstance(fn, types.FunctionType):
         return []
     code = fn.__code__
-    if not _own_code(code) or _INTROSPECTION & set(code.co_names):
+    if not users_code(code) or _INTROSPECTION & set(code.co_names):
         return []
     params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
     read: set[str] = set(code.co_cellvars)  # read by a function defined inside

@@ -28,7 +28,7 @@ from course_lib.checks._core import (
     unpack,
     variant,
 )
-from course_lib.checks._describe import describe
+from course_lib.checks._describe import describe, preview
 from course_lib.checks._diagnose import affine_hint
 from course_lib.geo import EARTH_RADIUS_M, from_local, haversine, to_local
 from course_lib.gps import FLORENCE, city_trajectories
@@ -449,8 +449,8 @@ def check_haversine(haversine_fn: Callable) -> None:
                     raise CheckFailed(f"haversine: {message} ({case})")
             worst = (got - expected).abs().max().item()
             raise CheckFailed(
-                f"haversine is off by up to {worst:.4g} m ({case}); the reference "
-                f"agrees within a millimetre. Expected\n{expected}\ngot\n{got}"
+                f"haversine is off by up to {worst:.4g} m ({case}); the reference agrees within "
+                f"a millimetre.\nExpected {preview(expected)}\ngot      {preview(got)}"
             )
         compare(got, expected, "haversine", case, mistakes)
     passed("haversine", len(cases))
