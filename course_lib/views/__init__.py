@@ -9,6 +9,7 @@ from course_lib.views._html import BUDGET_BYTES, HtmlView, book_page
 from course_lib.views.attention import attention_view, encoder_decoder_view
 from course_lib.views.masks import mask_view
 from course_lib.views.positions import offset_view, positions_view
+from course_lib.views.trajectory import trajectory_view
 
 __all__ = [
     "HtmlView",
@@ -19,4 +20,5 @@ __all__ = [
     "mask_view",
     "positions_view",
     "offset_view",
+    "trajectory_view",
 ]
