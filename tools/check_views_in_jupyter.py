@@ -61,6 +61,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def dismiss_dialogs(page, seconds: float = 10) -> None:
+    """Close what the front end asks on opening (a kernel to choose, news): the views need
+    no kernel. Waits up to ``seconds`` for a dialog to appear."""
+    end = time.time() + seconds
+    while time.time() < end:
+        dialog = page.locator(".jp-Dialog")
+        if dialog.count() and dialog.first.is_visible():
+            no_kernel = dialog.get_by_role("button", name="No Kernel")
+            if no_kernel.count():
+                no_kernel.first.click()
+            else:
+                page.keyboard.press("Escape")
+            time.sleep(0.5)
+            end = min(end, time.time() + 2)  # a second dialog comes soon or not at all
+        time.sleep(0.25)
+
+
 def check(page, url: str, n_views: int) -> dict:
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
@@ -69,11 +86,7 @@ def check(page, url: str, n_views: int) -> dict:
         f"document.querySelectorAll('.clv[data-clv-ready=\"1\"]').length >= {n_views}",
         timeout=90_000,
     )
-    try:  # JupyterLab asks for a kernel; the views need none
-        page.get_by_role("dialog").get_by_role("button", name="No Kernel").click(timeout=8000)
-    except Exception:  # Notebook 7 does not ask
-        pass
-    time.sleep(0.5)
+    dismiss_dialogs(page)
     first = page.locator(".clv select, .clv input").first
     first.focus()
     page.keyboard.press("Tab")
@@ -110,48 +123,46 @@ KEYS = ["ArrowDown", "ArrowUp", "ArrowRight", "a", "b", "x", "m", "d", "Enter"]
 
 
 def press_keys(page) -> dict:
-    """Press KEYS on a picker, a query token, a key token and a small multiple of each view;
-    the notebook must not change, and the view must (a picker's value, the focused token)."""
-    before = page.evaluate(NOTEBOOK_STATE)
-    pressed, moved = 0, 0
-    for root in page.locator('.clv[data-clv-ready="1"]').all():
+    """Press KEYS on a picker, a query token, a key token and a small multiple of each view,
+    one at a time; after each the notebook must be as it was once the control had focus
+    (focusing a control inside a cell makes that cell the active one), and the view must
+    have taken ArrowDown (a picker's value or the focused token changes)."""
+    pressed, moved, changed = 0, 0, []
+    for v, root in enumerate(page.locator('.clv[data-clv-ready="1"]').all()):
         for selector in ("select", ".clv-grid .clv-token[data-q]", ".clv-token", ".clv-thumb"):
             target = root.locator(f'{selector}[tabindex="0"], {selector}').first
             if target.count() == 0:
                 continue
             target.focus()
-            start = page.evaluate(
-                "[document.activeElement.outerHTML.length, document.activeElement.value]"
-            )
+            before = page.evaluate(NOTEBOOK_STATE)
+            start = page.evaluate(FOCUSED)
             for key in KEYS:
                 page.keyboard.press(key)
                 pressed += 1
+                state = page.evaluate(NOTEBOOK_STATE)
+                if state != before:
+                    changed.append(f"view {v + 1}, {selector}, {key}: {before} -> {state}")
+                    before = state
                 if key == "ArrowDown":
-                    after = page.evaluate(
-                        "[document.activeElement.outerHTML.length, document.activeElement.value]"
-                    )
-                    moved += after != start
+                    moved += page.evaluate(FOCUSED) != start
                 if not root.evaluate("r => r.contains(document.activeElement)"):
                     break
-    after = page.evaluate(NOTEBOOK_STATE)
     return {
         "keys pressed": pressed,
         "view moved on ArrowDown": moved,
-        "notebook before": before,
-        "notebook after": after,
-        "notebook unchanged": before == after,
+        "notebook changed by": changed,
+        "notebook unchanged": not changed,
     }
+
+
+FOCUSED = "[document.activeElement.outerHTML.length, document.activeElement.value]"
 
 
 def check_untrusted(page, url: str, n_views: int) -> dict:
     """The notebook as downloaded: pictures, no script; then Trust Notebook and reopen."""
     page.goto(url)
     page.wait_for_selector(".clv-fallback img.clv-picture", state="attached", timeout=90_000)
-    try:
-        page.get_by_role("dialog").get_by_role("button", name="No Kernel").click(timeout=8000)
-    except Exception:
-        pass
-    time.sleep(1)
+    dismiss_dialogs(page)
     pictures = page.locator(".clv-fallback img.clv-picture")
     shown = sum(p.is_visible() for p in pictures.all())
     captions = page.locator(".clv-fallback figcaption").count()
@@ -168,6 +179,7 @@ def check_untrusted(page, url: str, n_views: int) -> dict:
     time.sleep(2)
     ready_after_trust = page.locator('.clv[data-clv-ready="1"]').count()
     page.reload()
+    dismiss_dialogs(page, 5)
     try:
         page.wait_for_function(
             f"document.querySelectorAll('.clv[data-clv-ready=\"1\"]').length >= {n_views}",
@@ -205,7 +217,10 @@ def main(argv: list[str] | None = None) -> int:
         nb = nbformat.v4.new_notebook()
         nb.cells = cells
         nbformat.write(nb, Path(tmp, "views.ipynb"))
-        nbformat.write(nb, Path(tmp, "untrusted.ipynb"))
+        for front in ("lab", "notebook"):  # one each: trusting one trusts its file
+            copy = nbformat.from_dict(json.loads(json.dumps(nb)))
+            copy.metadata["course"] = {"copy": f"as downloaded, for {front}"}  # not trusted
+            nbformat.write(copy, Path(tmp, f"untrusted-{front}.ipynb"))
         subprocess.run([args.jupyter, "trust", "views.ipynb"], cwd=tmp, check=True)
         port = free_port()
         server = subprocess.Popen(
@@ -219,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
                 "--ServerApp.password=",
                 "--allow-root",
                 f"--ServerApp.root_dir={tmp}",
+                f"--LabApp.workspaces_dir={tmp}/workspaces",  # no tabs of earlier runs
+                f"--LabApp.user_settings_dir={tmp}/settings",
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -235,8 +252,8 @@ def main(argv: list[str] | None = None) -> int:
                     results.append(check(page, f"http://127.0.0.1:{port}/{path}", len(cells)))
                     page.close()
                 for path in (
-                    "lab/workspaces/untrusted/tree/untrusted.ipynb",
-                    "notebooks/untrusted.ipynb",
+                    "lab/workspaces/untrusted/tree/untrusted-lab.ipynb",
+                    "notebooks/untrusted-notebook.ipynb",
                 ):
                     page = browser.new_page(viewport={"width": 1300, "height": 900})
                     url = f"http://127.0.0.1:{port}/{path}"

@@ -10,6 +10,7 @@ from course_lib.views.attention import attention_view, encoder_decoder_view
 from course_lib.views.masks import mask_view
 from course_lib.views.positions import offset_view, positions_view
 from course_lib.views.scores import score_view
+from course_lib.views.trajectory import trajectory_view
 
 __all__ = [
     "HtmlView",
@@ -21,4 +22,5 @@ __all__ = [
     "positions_view",
     "offset_view",
     "score_view",
+    "trajectory_view",
 ]

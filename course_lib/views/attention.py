@@ -171,7 +171,7 @@ def attention_view(
         key_lists = [query_lists[0] if keys is None else token_list(keys, "keys")]
         arrays = [_layers_heads(weights, "weights", len(query_lists[0]), len(key_lists[0]))]
         n = 1
-    captions = _texts(captions, n, "captions", default="")
+    captions = text_list(captions, n, "captions", default="")
     labels = _sentence_labels(labels, query_lists)
     kind = _kind("", arrays, query_lists, key_lists, layer_names, "weights")
     return _view([kind], labels, captions, title, "Attention weights, queries by keys", link)
@@ -290,13 +290,13 @@ def encoder_decoder_view(
             arrays.append(_layers_heads(stacked[:, b, :, :tq, :tk], where, tq, tk))
         kinds.append(_kind(name, arrays, queries, keys, None, f'weights["{key}"]'))
         kinds[-1]["causal"] = key == "self"  # the decoder's row t may not see keys after t
-    captions = _texts(captions, n, "captions", default="")
+    captions = text_list(captions, n, "captions", default="")
     labels = _sentence_labels(labels, sides["src"])
     return _view(kinds, labels, captions, title, "Attention of an encoder-decoder", link)
 
 
 def _sentence_labels(labels, token_lists: list[list[str]]) -> list[str]:
-    given = _texts(labels, len(token_lists), "labels", default=None)
+    given = text_list(labels, len(token_lists), "labels", default=None)
     return [
         label if label is not None else f"{i + 1}: {' '.join(tokens)[:40]}"
         for i, (label, tokens) in enumerate(zip(given, token_lists, strict=True))
@@ -316,7 +316,7 @@ def _kind(name, arrays, queries, keys, layer_names, where: str) -> dict:
         layer_names = [f"layer {i + 1}" for i in range(n_layers)]
     return {
         "name": name,
-        "layers": _texts(layer_names, n_layers, "layer_names", default=""),
+        "layers": text_list(layer_names, n_layers, "layer_names", default=""),
         "heads": int(n_heads),
         "items": [
             {
@@ -373,7 +373,7 @@ def _view(
     return view
 
 
-def _texts(values, n: int, name: str, default) -> list:
+def text_list(values, n: int, name: str, default) -> list:
     """``n`` strings (or ``default`` each when ``values`` is None); one string for n = 1."""
     if values is None:
         return [default] * n
