@@ -1,6 +1,6 @@
 """Check the book's interactive views inside JupyterLab and Jupyter Notebook 7, offline.
 
-    python tools/check_views_in_jupyter.py --jupyter /path/to/venv/bin/jupyter [--record PATH]
+    python tools/check_views_in_jupyter.py [--jupyter PATH] [--notebook NB] [--record PATH]
 
 The views' browser tests (``tests/test_views_browser.py``) load a bare page and the built
 book. Jupyter renders outputs its own way (a trusted notebook's ``text/html`` with its
@@ -15,8 +15,9 @@ change the view and not the notebook (no cell added, removed or entered, the act
 kept), and that no request leaves the local server. A second copy, not trusted (as a
 download or a clone arrives), must show every view's picture; trusting it by the command
 palette's *Trust Notebook*, as the picture's caption says, and reopening it brings the views
-to life. JupyterLab is not a dependency of the course:
-pass the ``jupyter`` of an environment that has ``jupyterlab`` and ``notebook``. Colab
+to life. ``requirements.txt`` installs JupyterLab and Notebook 7 (``make test`` runs this
+check on a notebook of every kind of view: ``tests/test_views_jupyter.py``); ``--jupyter``
+names another environment's. Colab
 cannot be reached from here (no network); it shows ``text/html`` outputs with their scripts
 in an iframe, as these pages do.
 """
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -200,7 +202,11 @@ def check_untrusted(page, url: str, n_views: int) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--jupyter", required=True, help="a jupyter with jupyterlab and notebook")
+    parser.add_argument(
+        "--jupyter",
+        default=str(Path(sys.executable).with_name("jupyter")),
+        help="a jupyter with jupyterlab and notebook (default: this Python's)",
+    )
     parser.add_argument("--record", type=Path, help="write the results here (JSON)")
     parser.add_argument(
         "--notebook", type=Path, help="check this notebook's view cells instead of the chapters'"
@@ -221,7 +227,20 @@ def main(argv: list[str] | None = None) -> int:
             copy = nbformat.from_dict(json.loads(json.dumps(nb)))
             copy.metadata["course"] = {"copy": f"as downloaded, for {front}"}  # not trusted
             nbformat.write(copy, Path(tmp, f"untrusted-{front}.ipynb"))
-        subprocess.run([args.jupyter, "trust", "views.ipynb"], cwd=tmp, check=True)
+        # Jupyter's own folders inside the run's: the signatures of trusted notebooks, the
+        # settings and the workspaces of this check touch nothing of the user's.
+        env = {
+            **os.environ,
+            **{f"JUPYTER_{d}_DIR": f"{tmp}/jupyter-{d.lower()}" for d in ("DATA", "CONFIG")},
+            "JUPYTER_RUNTIME_DIR": f"{tmp}/jupyter-runtime",
+        }
+        subprocess.run(
+            [args.jupyter, "trust", "views.ipynb"],
+            cwd=tmp,
+            check=True,
+            env=env,
+            stdout=subprocess.DEVNULL,
+        )
         port = free_port()
         server = subprocess.Popen(
             [
@@ -239,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            env=env,
         )
         try:
             time.sleep(6)
