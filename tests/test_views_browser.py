@@ -245,6 +245,14 @@ def test_the_built_pages_views_run_offline(browser, theme):
             assert root.locator(".clv-readout").text_content().strip(), page.name
         assert set(view.errors) <= baseline, (page.name, view.errors)
         assert view.network() == [], (page.name, view.network())
+        # at a phone's width every view fits, and so does the page (review L7, L16, L17)
+        phone = Page(browser, page.resolve().as_uri(), width=360).page
+        phone.evaluate(f"document.documentElement.dataset.theme = '{theme}'")
+        rights = phone.evaluate(
+            "[...document.querySelectorAll('.clv')].map(r => r.getBoundingClientRect().right)"
+        )
+        assert rights and max(rights) <= 360, (page.name, rights)
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 360, page.name
 
 
 # The second edition (issue 48): the picture, the keys, every head, the key side
