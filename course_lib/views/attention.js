@@ -247,7 +247,7 @@ function start(root, data) {
     var L = kind.layers.length, H = kind.heads;
     if (L * H <= 1) return;
     var T = item.queries.length, S = item.keys.length;
-    var cell = Math.max(2, Math.min(6, 48 / Math.max(T, S)));
+    var cell = Math.max(2, Math.min(12, 48 / Math.max(T, S)));  // thumbnails ~24-48 px
     var w = Math.max(S * cell, 38), h = T * cell, gap = 10, top = 16;
     var left = L > 1 ? 7 * Math.max.apply(null, kind.layers.map(function (n) {
       return n.length;
