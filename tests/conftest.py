@@ -1,5 +1,7 @@
 """Shared test settings: offline, CPU, one thread, no windows."""
 
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -51,3 +53,31 @@ def reversal_task():
         return sum(out[i, : len(t)].tolist() == t for i, (_, t) in enumerate(held_out))
 
     return run
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _missing(reason: str):
+    if os.environ.get("COURSE_REQUIRE_BROWSER"):
+        pytest.fail(f"COURSE_REQUIRE_BROWSER is set but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium driven by Playwright (no browser downloaded), for the views' browser
+    tests; skipped, saying why, where either is missing, and a failure under
+    ``COURSE_REQUIRE_BROWSER=1`` (CI)."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("Playwright's Python package is not installed (pip install -r requirements.txt)")
+    if CHROMIUM is None:
+        _missing("no Chromium on this machine (Debian: apt-get install chromium)")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+        )
+        yield browser
+        browser.close()

@@ -41,6 +41,32 @@ def embedded(item: dict, shape) -> np.ndarray:
     return np.frombuffer(base64.b64decode(item["w"]), dtype=np.uint8).reshape(shape)
 
 
+def assert_self_contained(view: HtmlView, kind: str) -> None:
+    """No URL, no source but the picture's own data, no loader: a view makes no request
+    (the views' budget; every view's tests call it)."""
+    text = view.html
+    assert not re.search(r"https?:", text), "a URL would be a network request"
+    # the one source is the picture's own data (data:, no request)
+    assert not re.search(r'\ssrc\s*=\s*"(?!data:image/svg\+xml;base64,)', text)
+    assert "<link" not in text
+    for banned in ("require(", "requirejs", "ipywidgets", "import(", "fetch(", "XMLHttp"):
+        assert banned not in text
+    assert text.startswith(f'<div class="clv clv-{kind}"') and text.endswith("</div>")
+    assert view._repr_html_() == text and view.nbytes == len(text.encode())
+    assert view.nbytes < BUDGET_BYTES and view.kind == kind
+
+
+def picture_of(view: HtmlView) -> str:
+    """The picture's SVG document, decoded from its image's data: source."""
+    found = re.search(
+        r'<figure class="clv-fallback"[^>]*><img class="clv-picture"[^>]*'
+        r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"',
+        view.html,
+    )
+    assert found, "the view carries no picture of its first state"
+    return base64.b64decode(found.group(1)).decode("utf-8")
+
+
 @pytest.fixture
 def views():
     return [
@@ -52,16 +78,7 @@ def views():
 
 def test_self_contained_no_url_no_external_script(views):
     for view in views:
-        text = view.html
-        assert not re.search(r"https?:", text), "a URL would be a network request"
-        # the one source is the picture's own data (data:, no request)
-        assert not re.search(r'\ssrc\s*=\s*"(?!data:image/svg\+xml;base64,)', text)
-        assert "<link" not in text
-        for banned in ("require(", "requirejs", "ipywidgets", "import(", "fetch(", "XMLHttp"):
-            assert banned not in text
-        assert text.startswith('<div class="clv') and text.endswith("</div>")
-        assert view._repr_html_() == text and view.nbytes == len(text.encode())
-        assert view.nbytes < BUDGET_BYTES
+        assert_self_contained(view, view.kind)
 
 
 def test_the_embedded_weights_are_the_weights_rounded_to_two_decimals():
@@ -263,17 +280,6 @@ def test_offset_view_holds_every_curve_and_names_bad_input():
 # Positions and offsets (issue 48)
 
 
-def _picture(view: HtmlView) -> str:
-    """The picture's SVG document, decoded from its image's data: source."""
-    found = re.search(
-        r'<figure class="clv-fallback"[^>]*><img class="clv-picture"[^>]*'
-        r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"',
-        view.html,
-    )
-    assert found, "the view carries no picture of its first state"
-    return base64.b64decode(found.group(1)).decode("utf-8")
-
-
 def test_positions_view_embeds_one_exact_dot_product_per_offset():
     from course_lib.positional import sinusoidal_encoding
 
@@ -301,7 +307,7 @@ def test_positions_and_offset_views_draw_their_first_state_and_name_their_page()
 
     link = book_page("04_positional_encoding")
     view = positions_view(sinusoidal_encoding(32, 16), position=3, offset=2, link=link)
-    picture = _picture(view)
+    picture = picture_of(view)
     assert "PE(3) \u00b7 PE(5) = 6.368" in picture and "\u03c9 = 0.32" in picture
     assert 'stroke="#1f77b4"' in picture and 'stroke="#2a8a2a"' in picture  # p blue, p+k green
     # The hand of p = 3 on the fastest dial: x = cos 3 (left), y = sin 3 (up, SVG y down).
@@ -318,7 +324,7 @@ def test_positions_and_offset_views_draw_their_first_state_and_name_their_page()
     L = 6
     scores = {"rotary": torch.randn(L, L), "added": torch.randn(L, L)}
     offsets = offset_view(scores, position=2, link=book_page("07_modern_transformers"))
-    picture = _picture(offsets)
+    picture = picture_of(offsets)
     assert picture.count('stroke-opacity="0.15"') == 2 * L  # every m, faint
     assert picture.count('stroke-width="2.2"') == 2  # the start's m
     assert "07_modern_transformers.html" in offsets.html

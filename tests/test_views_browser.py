@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import os
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -23,30 +22,6 @@ import torch
 
 from course_lib.masking import sliding_window_mask
 from course_lib.views import attention_view, mask_view
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def _missing(reason: str):
-    if os.environ.get("COURSE_REQUIRE_BROWSER"):
-        pytest.fail(f"COURSE_REQUIRE_BROWSER is set but {reason}")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("Playwright's Python package is not installed (pip install -r requirements.txt)")
-    if CHROMIUM is None:
-        _missing("no Chromium on this machine (Debian: apt-get install chromium)")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
-        )
-        yield browser
-        browser.close()
 
 
 class Page:

@@ -14,16 +14,9 @@ import torch
 
 from course_lib.attention import scaled_dot_product_attention
 from course_lib.masking import causal_mask, padding_mask
-from course_lib.views import BUDGET_BYTES, book_page, score_view
+from course_lib.views import book_page, score_view
 from course_lib.views.scores import shown
-
-
-def _picture(view) -> str:
-    """The picture's SVG document, decoded from its image's data: source."""
-    import base64
-
-    found = re.search(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', view.html)
-    return base64.b64decode(found.group(1)).decode("utf-8")
+from test_views import assert_self_contained, picture_of
 
 
 def data_of(view) -> dict:
@@ -45,14 +38,7 @@ def test_self_contained_no_url_deterministic_small():
     q, k, mask = example()
     view = score_view(q, k, mask=mask, title="Scores", link=book_page("02b_scoring_functions"))
     text = view.html
-    assert not re.search(r"https?:", text), "a URL would be a network request"
-    # the one source is the picture's own data (data:, no request)
-    assert not re.search(r'\ssrc\s*=\s*"(?!data:image/svg\+xml;base64,)', text)
-    assert "<link" not in text
-    for banned in ("require(", "requirejs", "ipywidgets", "import(", "fetch(", "XMLHttp"):
-        assert banned not in text
-    assert text.startswith('<div class="clv clv-scores') and text.endswith("</div>")
-    assert view.nbytes < BUDGET_BYTES and view.kind == "scores"
+    assert_self_contained(view, "scores")
     again = score_view(
         q.clone(),
         k.clone(),
@@ -61,7 +47,7 @@ def test_self_contained_no_url_deterministic_small():
         link=book_page("02b_scoring_functions"),
     )
     assert again.html == text  # same data, same bytes
-    assert "<svg" in _picture(view) and "02b_scoring_functions.html" in text  # picture, page
+    assert "<svg" in picture_of(view) and "02b_scoring_functions.html" in text  # picture, page
 
 
 def test_the_numbers_are_the_librarys_in_float64():
@@ -113,7 +99,7 @@ def test_blocked_keys_have_no_weight_and_read_blocked():
     assert (w[:, 2:] == 0).all() and np.allclose(w.sum(axis=1), 1.0, atol=1e-12)
     assert (np.array(data["exps"])[:, 2:] == 0).all()
     # the picture (the first query) reads "blocked" for both padding keys, never 0.0000
-    picture = _picture(view)
+    picture = picture_of(view)
     assert picture.count(">blocked<") == 4  # the mask row and the weight row, two keys each
     assert ">0.0000<" not in picture and "\u2212\u221e" in picture
 
@@ -122,7 +108,7 @@ def test_the_picture_shows_the_first_querys_numbers_rounded():
     q, k, mask = example()
     view = score_view(q, k, mask=mask)
     data = data_of(view)
-    picture = _picture(view)
+    picture = picture_of(view)
     for s in range(2):
         for name, decimals in (("dots", 4), ("scores", 4), ("weights", 4)):
             assert f">{shown(data[name][0][s], decimals)}<" in picture, (name, s)

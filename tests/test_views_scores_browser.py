@@ -11,39 +11,12 @@ Skipped, with the reason, where Chromium or Playwright is missing; ``COURSE_REQU
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 import torch
 
 from course_lib.views import book_page, score_view
 from course_lib.views.scores import shown
 from test_views_scores import data_of, example
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def _missing(reason: str):
-    if os.environ.get("COURSE_REQUIRE_BROWSER"):
-        pytest.fail(f"COURSE_REQUIRE_BROWSER is set but {reason}")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("Playwright's Python package is not installed (pip install -r requirements.txt)")
-    if CHROMIUM is None:
-        _missing("no Chromium on this machine (Debian: apt-get install chromium)")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
-        )
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module")

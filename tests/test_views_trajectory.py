@@ -13,8 +13,9 @@ import pytest
 import torch
 
 from course_lib.points_transformer import SelfAttentionConfig, SelfAttentionEncoderDecoder
-from course_lib.views import BUDGET_BYTES, HtmlView, book_page, trajectory_view
+from course_lib.views import HtmlView, book_page, trajectory_view
 from course_lib.views.attention import quantize
+from test_views import assert_self_contained, picture_of
 
 N, L, NH, T, S = 3, 2, 4, 3, 5
 
@@ -45,14 +46,7 @@ def test_self_contained_no_url_deterministic_and_small():
     args = tracks()
     view = trajectory_view(*args, title="Cross-attention", link=book_page("06_gps_trajectories"))
     text = view.html
-    assert not re.search(r"https?:", text), "a URL would be a network request"
-    # the one source is the picture's own data (data:, no request)
-    assert not re.search(r'\ssrc\s*=\s*"(?!data:image/svg\+xml;base64,)', text)
-    assert "<link" not in text
-    for banned in ("require(", "requirejs", "ipywidgets", "import(", "fetch(", "XMLHttp"):
-        assert banned not in text
-    assert text.startswith('<div class="clv clv-trajectory"') and text.endswith("</div>")
-    assert view.nbytes < BUDGET_BYTES and view.kind == "trajectory"
+    assert_self_contained(view, "trajectory")
     again = trajectory_view(
         *tracks(), title="Cross-attention", link=book_page("06_gps_trajectories")
     )
@@ -119,8 +113,7 @@ def test_labels_captions_and_picture():
     data = data_of(view)
     assert data["labels"] == ["a", "b", "c"] and data["captions"][2] == "three"
     assert data["layers"] == ["first", "second"]
-    found = re.search(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', view.html)
-    picture = base64.b64decode(found[1]).decode("utf-8")  # the picture's SVG document
+    picture = picture_of(view)
     assert picture.startswith("<svg ") and "east (m)" in picture
     # The first state: trajectory 1, predicted point 1, layer 1, mean of the heads.
     w = quantize(torch.stack(weights, 1).numpy()[0])[0, :, 0].mean(axis=0) / 100

@@ -28,6 +28,7 @@ from importlib import resources
 from pathlib import Path
 
 from course_lib._foreign_names import explains_bad_calls, explains_class
+from course_lib._validate_basics import warn_user
 
 __all__ = ["HtmlView", "build_view", "book_page", "BUDGET_BYTES", "BOOK_ADDRESS"]
 
@@ -92,6 +93,18 @@ class HtmlView:
             raise ValueError(f"path must end in .html to open in a browser, got {str(path)!r}")
         path.write_text(self.page(title), encoding="utf-8")
         return path
+
+
+def check_budget(view: HtmlView, what: str, advice: str) -> HtmlView:
+    """``view``, with a warning when it is over :data:`BUDGET_BYTES` (``what``: "this
+    attention view"; ``advice``: how to make it smaller)."""
+    if view.nbytes > BUDGET_BYTES:
+        warn_user(
+            f"{what} is {view.nbytes:,} bytes, over the {BUDGET_BYTES:,} a page should carry "
+            f"per view: {advice}",
+            UserWarning,
+        )
+    return view
 
 
 def _asset(name: str) -> str:

@@ -18,9 +18,9 @@ import numpy as np
 import torch
 
 from course_lib._foreign_names import explains_bad_calls
-from course_lib._validate_basics import type_name, warn_user
+from course_lib._validate_basics import type_name
 from course_lib.views import _static
-from course_lib.views._html import BUDGET_BYTES, HtmlView, build_view
+from course_lib.views._html import HtmlView, build_view, check_budget
 
 __all__ = ["attention_view", "encoder_decoder_view", "quantize"]
 
@@ -88,6 +88,12 @@ def _layers_heads(weights: object, where: str, n_queries: int, n_keys: int) -> n
             f"{where} has shape {tuple(array.shape[-2:])} (T, S) in its last two axes, but "
             f"there are {n_queries} query tokens and {n_keys} key tokens{hint}"
         )
+    return probabilities(array, where)
+
+
+def probabilities(array: np.ndarray, where: str) -> np.ndarray:
+    """``array`` when its values are weights in [0, 1], or a ValueError that names ``where``
+    (the views of this package share it)."""
     if not np.isfinite(array).all():
         raise ValueError(f"{where} holds NaN or inf: attention weights are probabilities")
     low, high = float(array.min()), float(array.max())
@@ -363,14 +369,11 @@ def _view(
     }
     label = title or default_label
     picture = _picture(kinds, labels, label)
-    view = build_view("attention", data, "attention.js", label, picture=picture, link=link)
-    if view.nbytes > BUDGET_BYTES:
-        warn_user(
-            f"this attention view is {view.nbytes:,} bytes, over the {BUDGET_BYTES:,} a page "
-            "should carry per view: show fewer sentences or shorter ones",
-            UserWarning,
-        )
-    return view
+    return check_budget(
+        build_view("attention", data, "attention.js", label, picture=picture, link=link),
+        "this attention view",
+        "show fewer sentences or shorter ones",
+    )
 
 
 def text_list(values, n: int, name: str, default) -> list:

@@ -23,10 +23,10 @@ import numpy as np
 import torch
 
 from course_lib._foreign_names import explains_bad_calls
-from course_lib._validate_basics import type_name, warn_user
+from course_lib._validate_basics import type_name
 from course_lib.attention import scaled_dot_product_attention
 from course_lib.views import _static
-from course_lib.views._html import BUDGET_BYTES, HtmlView, build_view
+from course_lib.views._html import HtmlView, build_view, check_budget
 from course_lib.views.attention import float_array, token_list
 
 __all__ = ["score_view"]
@@ -228,14 +228,11 @@ def score_view(
     }
     label = title or "Scaled dot-product attention, step by step"
     picture = _picture(data, label)
-    view = build_view("scores", data, "scores.js", label, picture=picture, link=link)
-    if view.nbytes > BUDGET_BYTES:
-        warn_user(
-            f"this score view is {view.nbytes:,} bytes, over the {BUDGET_BYTES:,} a page should "
-            "carry per view: show fewer queries or keys, or narrower vectors",
-            UserWarning,
-        )
-    return view
+    return check_budget(
+        build_view("scores", data, "scores.js", label, picture=picture, link=link),
+        "this score view",
+        "show fewer queries or keys, or narrower vectors",
+    )
 
 
 def _rounded(array: np.ndarray, weights: bool = False) -> list:

@@ -22,10 +22,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from course_lib._foreign_names import explains_bad_calls
-from course_lib._validate_basics import warn_user
 from course_lib.views import _static
-from course_lib.views._html import BUDGET_BYTES, HtmlView, build_view
-from course_lib.views.attention import SCALE, float_array, quantize, text_list
+from course_lib.views._html import HtmlView, build_view
+from course_lib.views.attention import SCALE, float_array, probabilities, quantize, text_list
 
 __all__ = ["trajectory_view"]
 
@@ -105,14 +104,7 @@ def _weights(weights: object, n: int, steps: int, fixes: int) -> np.ndarray:
             f"weights has shape {tuple(array.shape[-2:])} (T, S) in its last two axes, but "
             f"predicted has T = {steps} points and observed S = {fixes} fixes{hint}"
         )
-    if not np.isfinite(array).all():
-        raise ValueError("weights holds NaN or inf: attention weights are probabilities")
-    low, high = float(array.min()), float(array.max())
-    if low < -1e-4 or high > 1 + 1e-4:
-        raise ValueError(
-            f"weights holds values in [{low:.3g}, {high:.3g}], outside [0, 1]: pass the "
-            "attention weights (after the softmax), not the scores"
-        )
+    probabilities(array, "weights")
     sums = array.sum(axis=-1)
     worst = float(np.abs(sums - 1).max())
     if worst > SUM_TOLERANCE:
@@ -219,12 +211,6 @@ def trajectory_view(
     view = build_view(
         "trajectory", data, "trajectory.js", label, picture=_picture(data, label), link=link
     )
-    if view.nbytes > BUDGET_BYTES:
-        warn_user(
-            f"this trajectory view is {view.nbytes:,} bytes, over the {BUDGET_BYTES:,} a page "
-            "should carry per view: show fewer trajectories",
-            UserWarning,
-        )
     return view
 
 
